@@ -1,0 +1,93 @@
+"""The bundled corpus on disk: treaty folders under sources/, their metadata and texts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import Location, MetadataError, UsageError
+from .findings import Findings
+from .model import Document, TreatyMeta
+from .sourcefmt import read_document
+
+TREATY_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LANG_RE = re.compile(r"^[a-z]{2,3}$")
+
+
+@dataclass(frozen=True)
+class Treaty:
+    """One treaty: its metadata and one parsed document per language."""
+
+    meta: TreatyMeta
+    documents: dict
+
+    def document(self, lang: str | None = None) -> Document:
+        if lang is None:
+            lang = self.meta.languages[0]
+        if lang not in self.documents:
+            raise UsageError(f"treaty {self.meta.treaty!r} has no {lang!r} text; it has: "
+                             + ", ".join(sorted(self.documents)))
+        return self.documents[lang]
+
+
+def check_id(treaty: str) -> str:
+    if not TREATY_ID_RE.match(treaty or ""):
+        raise UsageError(f"invalid treaty id {treaty!r}; expected lower-case letters, digits and single "
+                         "hyphens (e.g. 'in-pt')")
+    return treaty
+
+
+def treaty_ids(root: Path) -> list[str]:
+    folder = root / "sources"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and TREATY_ID_RE.match(p.name)
+                  and (p / "treaty.yaml").is_file())
+
+
+def load_meta(root: Path, treaty: str) -> TreatyMeta:
+    check_id(treaty)
+    path = root / "sources" / treaty / "treaty.yaml"
+    shown = f"sources/{treaty}/treaty.yaml"
+    if not path.is_file():
+        known = ", ".join(treaty_ids(root)) or "none"
+        raise UsageError(f"unknown treaty {treaty!r} (no {shown}); known treaties: {known}")
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise MetadataError(f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                            Location(shown, mark.line + 1 if mark else None)) from None
+    if not isinstance(data, dict):
+        raise MetadataError("expected a mapping with id, parties, languages …", Location(shown, 1))
+    if data.get("id") != treaty:
+        raise MetadataError(f"id {data.get('id')!r} does not match the folder name {treaty!r}", Location(shown, 1))
+    languages = data.get("languages") or []
+    if not isinstance(languages, list) or not languages or not all(isinstance(x, str) and LANG_RE.match(x)
+                                                                   for x in languages):
+        raise MetadataError("languages: expected a list of language codes such as [hi, en]", Location(shown))
+    return TreatyMeta(treaty, tuple(data.get("parties") or ()), tuple(languages), data.get("prevails"),
+                      data.get("titles") or {}, data)
+
+
+def load_treaty(root: Path, treaty: str, findings: Findings | None = None) -> Treaty:
+    """Read a treaty's metadata and every language file it lists."""
+    meta = load_meta(root, treaty)
+    documents = {}
+    for lang in meta.languages:
+        path = root / "sources" / treaty / f"{lang}.txt"
+        if not path.is_file():
+            raise MetadataError(f"languages lists {lang!r} but sources/{treaty}/{lang}.txt does not exist",
+                                Location(f"sources/{treaty}/treaty.yaml"))
+        documents[lang] = read_document_relative(root, path, treaty, lang, findings)
+    return Treaty(meta, documents)
+
+
+def read_document_relative(root: Path, path: Path, treaty: str, lang: str, findings: Findings | None):
+    document = read_document(path, treaty, lang, findings)
+    # Report locations relative to the root so messages never name a machine's folders.
+    from dataclasses import replace
+    return replace(document, path=str(path.relative_to(root)) if path.is_relative_to(root) else path.name)

@@ -1,0 +1,242 @@
+"""Import: raw published treaty text → the source format, losing and inventing nothing.
+
+Phases: read → blocks (lines, or segments of a run-on gazette line) → MLI boxes out →
+markers to tokens → structure → ids → write (all files at once, or none).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .. import inline
+from ..errors import ImportFailure, Location
+from ..findings import Findings
+from ..ids import assign_ids
+from ..model import Document, Node
+from ..sourcefmt import write
+from . import boxes as box_module
+from . import gazette
+from .keywords import keywords, languages
+from .markers import tokenise
+from .rawtext import Block, line_blocks, read_raw
+from .structure import core_text, recognise
+
+TREATY_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MACHINE_MARK = "# --- written by `consolidate import` below this line; edit above it only ---"
+
+
+@dataclass
+class ImportResult:
+    """Everything an import would write, computed before anything is written."""
+
+    treaty: str
+    lang: str
+    document: Document
+    files: dict[str, str] = field(default_factory=dict)  # path relative to root → content
+    findings: Findings = field(default_factory=Findings)
+    boxes: list = field(default_factory=list)
+    replaced: list = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)     # page furniture, as removed
+
+
+def check_treaty_id(treaty: str) -> None:
+    if not TREATY_ID_RE.match(treaty or ""):
+        raise ImportFailure(f"invalid treaty id {treaty!r}; expected lower-case letters, digits and "
+                            "single hyphens (e.g. 'in-pt')")
+
+
+def check_lang(lang: str) -> None:
+    if lang not in languages():
+        raise ImportFailure(f"unknown language {lang!r}; expected one of: {', '.join(languages())}")
+
+
+def import_raw(raw_path: Path, treaty: str, lang: str, root: Path) -> ImportResult:
+    """Import one language of a raw document; returns the files to write."""
+    check_treaty_id(treaty)
+    check_lang(lang)
+    text = read_raw(raw_path)
+    shown = raw_path.name
+    findings = Findings()
+    removed: list[str] = []
+    quality = None
+    raw_language_text = None
+    if gazette.is_run_on(text):
+        blocks, removed, raw_language_text, quality = gazette.blocks_for(text, lang, shown, findings)
+    else:
+        blocks = line_blocks(text, shown, findings)
+    kept, boxes, replaced = box_module.extract(blocks, lang, shown, findings)
+    kw = keywords(lang)
+
+    def is_heading(block: Block) -> bool:
+        core = core_text(block)
+        return bool(kw.article.match(core) or kw.chapter.match(core) or kw.protocol.match(core))
+
+    kept = tokenise(kept, is_heading, shown, findings)
+    forced = _forced_paragraphs(replaced, boxes)
+    nodes, preface = recognise(kept, lang, shown, findings, synthesised=bool(boxes),
+                               forced_paragraphs=forced)
+    document = assign_ids(Document(treaty, lang, tuple(nodes), f"sources/{treaty}/{lang}.txt"), findings)
+    _check_document(document, shown, findings)
+    result = ImportResult(treaty, lang, document, findings=findings, boxes=boxes, replaced=replaced,
+                          removed=removed)
+    folder = f"sources/{treaty}"
+    result.files[f"{folder}/{lang}.txt"] = write(document)
+    if raw_language_text is not None:
+        result.files[f"{folder}/{lang}.raw.txt"] = raw_language_text
+    if boxes:
+        result.files[f"overlays/{treaty}/mli.yaml"] = _mli_draft(document, boxes, replaced, preface, shown, lang)
+    result.files[f"{folder}/treaty.yaml"] = _treaty_yaml(root / folder / "treaty.yaml", treaty, lang, text,
+                                                         shown, findings, quality, removed)
+    return result
+
+
+def write_files(result: ImportResult, root: Path) -> list[Path]:
+    """Write all files of an import, each atomically; nothing is written if any path is unsafe."""
+    targets = []
+    for relative, content in sorted(result.files.items()):
+        target = (root / relative).resolve()
+        if root.resolve() not in target.parents:
+            raise ImportFailure(f"refusing to write outside the project: {relative}")
+        targets.append((target, content))
+    written = []
+    for target, content in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".import-", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(content)
+        os.replace(temp, target)
+        written.append(target)
+    return written
+
+
+def _check_document(document: Document, source: str, findings: Findings) -> None:
+    """Findings that need the whole tree: footnotes without bodies, empty provisions, truncation."""
+    footnotes = {n.num for n in document.walk() if n.kind == "footnote"}
+    for node in document.walk():
+        for part in (node.label or "", node.heading or "", node.text):
+            for token in inline.tokens(part):
+                if token.kind == "fn" and token.num not in footnotes:
+                    findings.add("IMPORT.FOOTNOTE_BODY_MISSING",
+                                 f"footnote reference {token.printed!r} has no footnote body in the source",
+                                 Location(source, node.line), target=node.eid)
+        if node.kind in ("paragraph", "subparagraph", "item") and not inline.clean(node.text).strip() \
+                and not node.children:
+            findings.add("IMPORT.EMPTY_PROVISION", f"{node.kind} {inline.printed(node.label or '')!r} has no text in the source",
+                         Location(source, node.line), target=node.eid)
+    kinds = {n.kind for n in document.walk()}
+    if "article" in kinds and "final" not in kinds:
+        last = document.articles()[-1]
+        findings.add("IMPORT.TRUNCATED", f"the source ends inside article {last.num}: no final clauses follow",
+                     Location(source, last.line), target=last.eid)
+
+
+def _forced_paragraphs(replaced, boxes) -> dict[int, str]:
+    """Old text printed under a "replaced by" mark becomes the paragraph its box replaces."""
+    forced = {}
+    for item in replaced:
+        box = next((b for b in boxes if b.relation == "replaces" and b.mli_article == item.mli_article
+                    and b.mli_paragraph == item.mli_paragraph and b.line > item.line), None)
+        if box and box.target and "__para_" in box.target:
+            forced[item.line] = box.target.rsplit("__para_", 1)[1]
+    return forced
+
+
+def _placed_after(document: Document, line: int) -> str | None:
+    best = None
+    for node in document.walk():
+        if node.line is not None and node.line < line:
+            best = node.eid
+    return best
+
+
+class _Literal(str):
+    """A string dumped in YAML block style."""
+
+
+def _literal(dumper, value):
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+yaml.SafeDumper.add_representer(_Literal, _literal)
+
+
+def _mli_draft(document: Document, boxes, replaced, preface: list[Block], source: str, lang: str) -> str:
+    provisions = []
+    for box in boxes:
+        provisions.append({
+            "mli_article": box.mli_article,
+            "mli_paragraph": box.mli_paragraph,
+            "relation": box.relation,
+            "target": box.target,
+            "placed_after": _placed_after(document, box.line),
+            "source_line": box.line,
+            "text": {lang: {"lead_in": box.lead_in, "heading": box.heading, "text": box.text}},
+        })
+    marks = [{"target": next((b.target for b in boxes if b.relation == "replaces"
+                              and b.mli_article == r.mli_article and b.mli_paragraph == r.mli_paragraph), None),
+              "mli_article": r.mli_article, "mli_paragraph": r.mli_paragraph, "source_line": r.line,
+              "marker": {lang: r.marker}} for r in replaced]
+    data = {
+        "draft": True,
+        "source": {"document": source, "preface": {lang: _Literal("\n".join(b.text for b in preface))},
+                   "preface_lines": [b.line for b in preface]},
+        "provisions": provisions,
+        "replaced": marks,
+    }
+    header = (f"# Draft written by `consolidate import` from {source}: the MLI boxes of a synthesised\n"
+              "# text, with what their lead-ins say. The MLI overlay is made from it (docs/corpus.md).\n")
+    return header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
+
+
+def _treaty_yaml(path: Path, treaty: str, lang: str, raw_text: str, source: str, findings: Findings,
+                 quality, removed) -> str:
+    head, machine = _skeleton(treaty, lang), {}
+    if path.exists():
+        existing = path.read_text("utf-8")
+        head, _, tail = existing.partition(MACHINE_MARK)
+        head = head.rstrip("\n") + "\n"
+        machine = yaml.safe_load(tail) or {} if tail else {}
+    imports = dict(machine.get("imports") or {})
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    entry = {
+        "file": f"{lang}.txt",
+        "source": {"document": source, "sha256": hashlib.sha256(raw_text.encode("utf-8")).hexdigest()},
+        "findings": dict(sorted(counts.items())),
+    }
+    if removed:
+        entry["furniture_removed"] = len(removed)
+    if quality is not None:
+        entry["raw_file"] = f"{lang}.raw.txt"
+        entry["machine_repaired"] = quality
+    imports[lang] = entry
+    body = yaml.safe_dump({"imports": dict(sorted(imports.items()))}, allow_unicode=True, sort_keys=False,
+                          width=100)
+    return f"{head}\n{MACHINE_MARK}\n{body}"
+
+
+def _skeleton(treaty: str, lang: str) -> str:
+    return (f"id: {treaty}\n"
+            "# Fill in from the text: ISO 3166 codes of both states, titles per language,\n"
+            "# dates (signed, entry_into_force, effect per party), which language prevails.\n"
+            "parties: []\n"
+            "titles: {}\n"
+            "dates: {}\n"
+            f"languages: [{lang}]\n"
+            "prevails: null\n")
+
+
+def node_count(nodes: tuple[Node, ...], kind: str) -> int:
+    return sum(1 for n in nodes for x in n.walk() if x.kind == kind)
+
+
+__all__ = ["import_raw", "write_files", "ImportResult", "check_treaty_id", "check_lang", "inline",
+           "Location", "node_count"]
