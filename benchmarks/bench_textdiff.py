@@ -22,7 +22,9 @@ DEFAULT_SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 def edit_words(text: str, rate: float, rng: random.Random) -> tuple[str, int]:
     """Replace, delete or duplicate about rate of the word tokens; return text and edit count."""
     tokens = textdiff.tokenize(text)
-    word_positions = [i for i, tok in enumerate(tokens) if textdiff.stats([("equal", tok)]).unchanged_words]
+    word_positions = [
+        i for i, tok in enumerate(tokens) if textdiff.stats([("equal", tok)]).unchanged_words
+    ]
     vocabulary = [tokens[i] for i in word_positions]
     chosen = rng.sample(word_positions, max(1, round(len(word_positions) * rate)))
     for i in sorted(chosen, reverse=True):  # back to front so earlier indices stay valid
@@ -48,7 +50,7 @@ def median_time(func: Callable[[], object], runs: int) -> tuple[float, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds-dir", type=Path, default=DEFAULT_SEEDS, help="folder of seed texts")
+    parser.add_argument("--seeds-dir", type=Path, default=DEFAULT_SEEDS, help="seed texts folder")
     parser.add_argument("--seed", default="000", help="seed file prefix, e.g. 000")
     parser.add_argument("--rate", type=float, default=0.01, help="fraction of words edited")
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median)")
@@ -74,12 +76,16 @@ def main(argv: list[str] | None = None) -> int:
           f"{edits} words edited (rate {args.rate}), median of {args.runs} runs")
     print(f"backends  available: {', '.join(textdiff.available_backends())}")
 
-    tok_time, _ = median_time(lambda: (textdiff.tokenize(original), textdiff.tokenize(edited)), args.runs)
+    tok_time, _ = median_time(
+        lambda: (textdiff.tokenize(original), textdiff.tokenize(edited)), args.runs
+    )
     print(f"{'tokenize both sides':<34}{tok_time:9.3f} s")
 
     results = {}
     for backend in textdiff.available_backends():
-        seconds, ops = median_time(lambda: textdiff.diff_words(original, edited, backend=backend), args.runs)
+        seconds, ops = median_time(
+            lambda: textdiff.diff_words(original, edited, backend=backend), args.runs
+        )
         results[backend] = (seconds, ops)
         counts = textdiff.stats(ops)
         print(f"{'diff_words backend=' + backend:<34}{seconds:9.3f} s   {len(ops):,} ops, "
@@ -109,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             lambda: difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False).get_opcodes(),
             args.runs,
         )
-        print(f"{'difflib.SequenceMatcher, no junk':<34}{sm_time:9.3f} s   {len(opcodes):,} opcodes")
+        label = "difflib.SequenceMatcher, no junk"
+        print(f"{label:<34}{sm_time:9.3f} s   {len(opcodes):,} opcodes")
     return 0
 
 

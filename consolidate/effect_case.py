@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
-
 from .dates import SIX_MONTHS, EffectResult, Party, effect_dates
 from .errors import DateRuleError, Location
 from .findings import Findings
@@ -73,13 +71,12 @@ def effect_from_case(path: Path, root: Path, positions_path: Path | None = None,
     if len(parties) != 2:
         raise DateRuleError(f"a treaty needs exactly two parties, got {len(parties)}",
                             Location(where, document.key_line("parties")))
-    shorter = document.get("shorter_period_months")
     if isinstance(parties, list):
         check_schema(document, TREATY_CASE_SCHEMA, where, DateRuleError)
         result = _from_positions(document, where, root, positions_path, findings)
     else:
         check_schema(document, EXPLICIT_CASE_SCHEMA, where, DateRuleError)
-        result = _from_explicit(document, where, shorter)
+        result = _from_explicit(document, where)
     if findings is not None:
         for code, message in result.reasons:
             findings.add(code, message, Location(where, document.line),
@@ -141,7 +138,7 @@ def _explicit_party(code: str, raw: LocatedDict, where: str) -> tuple[Party, dat
     return party, day("added_later")
 
 
-def _from_explicit(document: LocatedDict, where: str, shorter: Any) -> EffectResult:
+def _from_explicit(document: LocatedDict, where: str) -> EffectResult:
     raws = document["parties"]
     (code_a, raw_a), (code_b, raw_b) = raws.items()
     first, added_a = _explicit_party(code_a, raw_a, where)
@@ -153,4 +150,4 @@ def _from_explicit(document: LocatedDict, where: str, shorter: Any) -> EffectRes
     # The treaty becomes covered when the later of the parties lists it.
     added_later = max(listed) if listed else None
     return effect_dates(first, second, covered=covered, added_later=added_later,
-                        shorter_period_months=shorter)
+                        shorter_period_months=document.get("shorter_period_months"))

@@ -195,16 +195,17 @@ def _read_position(code: str, raw: LocatedDict, path: str) -> MliPosition:
     if "withholding_period_start" in raw:
         withholding = read_month_day(raw["withholding_period_start"], path,
                                      raw.key_line("withholding_period_start"))
-    position = MliPosition(code=code, name=raw.get("name"), deposit=deposit, options=options,
-                           notifications_35_7=tuple(notifications), part_vi=raw["part_vi"],
-                           period_starts=starts, withholding_period_start=withholding,
-                           covers=covers, assumed=tuple(raw.get("assumed", ())),
-                           note=raw.get("note"), line=raw.line)
     try:
-        position.party_for("")  # the date rules' own consistency checks (e.g. 35(2))
+        # The date rules' own consistency checks (e.g. 35(2) needs one period start).
+        Party(code=code, deposit=deposit, options=options, period_starts=starts,
+              withholding_period_start=withholding)
     except ValueError as exc:
         raise DateRuleError(str(exc), at("options")) from None
-    return position
+    return MliPosition(code=code, name=raw.get("name"), deposit=deposit, options=options,
+                       notifications_35_7=tuple(notifications), part_vi=raw["part_vi"],
+                       period_starts=starts, withholding_period_start=withholding,
+                       covers=covers, assumed=tuple(raw.get("assumed", ())),
+                       note=raw.get("note"), line=raw.line)
 
 
 def load_positions(path: str | Path) -> Positions:

@@ -79,7 +79,9 @@ def require_fast() -> None:
     if "fast" in available_backends():
         return
     if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail("fast_diff_match_patch is a test dependency (pip install -e '.[test]') but is not importable")
+        pytest.fail(
+            "fast_diff_match_patch is a test dependency (pip install -e '.[test]') but is not importable"
+        )
     pytest.skip("fast_diff_match_patch not installed; backend equivalence not checked")
 
 
@@ -182,7 +184,9 @@ def test_hindi_word_substitution_is_one_delete_and_one_insert():
 def test_conjunct_words_change_as_whole_words():
     # Character-level diff would keep the shared prefix "क्षेत्र"/"प्रतिस्थापित" and
     # split inside a cluster; at word level both words are replaced whole.
-    ops = diff_words("इस क्षेत्र को प्रतिस्थापित किया", "इन क्षेत्रों को प्रतिस्थापना किया", backend="pure")
+    ops = diff_words(
+        "इस क्षेत्र को प्रतिस्थापित किया", "इन क्षेत्रों को प्रतिस्थापना किया", backend="pure"
+    )
     assert ops == [
         ("delete", "इस क्षेत्र"),
         ("insert", "इन क्षेत्रों"),
@@ -232,7 +236,8 @@ def test_english_sentence():
 def test_inserted_sentence_is_aligned_on_tokens_not_code_points():
     # diff-match-patch's own boundary score reads the encoded characters and would give
     # "the cat sat. the " + <ins>"cat sat. the "</ins>; the token score keeps whole sentences.
-    ops = diff_words("the cat sat. the dog ran.", "the cat sat. the cat sat. the dog ran.", backend="pure")
+    a = "the cat sat. the dog ran."
+    ops = diff_words(a, "the cat sat. the cat sat. the dog ran.", backend="pure")
     assert ops == [
         ("equal", "the cat sat."),
         ("insert", " the cat sat."),
@@ -368,7 +373,9 @@ def test_backends_agree_on_generated_text(pair):
 def seed_paragraphs(prefix: str) -> list[str]:
     """Non-blank lines of the seed file whose name starts with prefix."""
     if not SEEDS.is_dir():
-        pytest.fail(f"seed corpus not found at {SEEDS}: it must sit beside the repository as shared/seeds")
+        pytest.fail(
+            f"seed corpus not found at {SEEDS}: it must sit beside the repository as shared/seeds"
+        )
     matches = sorted(SEEDS.glob(f"{prefix}_*.txt"))
     if not matches:
         pytest.fail(f"seed {prefix} missing from {SEEDS}")
@@ -441,7 +448,8 @@ def test_normalise_enforces_the_documented_shape():
         ("equal", "c"),
         ("insert", ""),
     ]
-    assert textdiff._normalise(raw) == [("equal", "a"), ("delete", "y"), ("insert", "x"), ("equal", "bc")]
+    expected = [("equal", "a"), ("delete", "y"), ("insert", "x"), ("equal", "bc")]
+    assert textdiff._normalise(raw) == expected
 
 
 # --- backend selection -------------------------------------------------------------------
@@ -458,7 +466,8 @@ def test_missing_fast_backend_fails_in_ci_and_skips_elsewhere(monkeypatch):
 
 
 def test_unknown_backend_argument_is_rejected():
-    with pytest.raises(DiffBackendError, match=r"unknown diff backend 'turbo' \(from backend argument\)"):
+    expected = r"unknown diff backend 'turbo' \(from backend argument\)"
+    with pytest.raises(DiffBackendError, match=expected):
         diff_words("a", "b", backend="turbo")
     with pytest.raises(ConsolidateError, match="auto, pure, fast"):
         backend_name("Pure")
