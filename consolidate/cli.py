@@ -76,5 +76,21 @@ def export_command(treaty: str, lang: str | None, fmt: str, root: Path) -> None:
     click.echo(to_json(document) if fmt == "json" else to_text(document), nl=False)
 
 
+@main.command("effect-dates")
+@click.argument("case", type=click.Path(dir_okay=False, path_type=Path))
+@ROOT_OPTION
+@click.option("--positions", "positions_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="MLI positions file (default: overlays/mli/positions.yaml under --root).")
+def effect_dates_command(case: Path, root: Path, positions_path: Path | None) -> None:
+    """Compute the MLI's entry into force and effect for a treaty pair described in CASE (YAML)."""
+    from .effect_case import effect_dates_from_case
+
+    findings = Findings()
+    result = effect_dates_from_case(case, root, positions_path, findings)
+    for finding in findings:
+        click.echo(finding.format(), err=True)
+    click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

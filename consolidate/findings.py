@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "IMPORT.MLI_BOX_EXTRACTED": "an MLI box was moved from the text to a draft overlay",
     "IMPORT.REPLACED_TEXT_EXTRACTED": "text marked as replaced by the MLI was restored as the provision's text",
     "IMPORT.TRUNCATED": "the source stops inside a provision",
+    "IMPORT.HEADING_NOT_SEPARATED": "an article title runs on into its text and could not be cut off",
     "IMPORT.EMPTY_PROVISION": "a provision has a label but no text in the source",
     "IMPORT.DUPLICATE_TEXT": "a block repeats (part of) the preceding block",
     # source format and ids

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import difflib
+
 import regex
 
 from .. import inline
@@ -208,6 +210,7 @@ class _Body:
         self.wrapups: dict[int, object] = {}  # wrapup draft → its finding, while it may be undone
         self.article_num = 0
         self.chapter_num = 0
+        self._next_printed = ""
 
     # -- helpers
     def where(self, block: Block) -> Location:
@@ -271,6 +274,10 @@ class _Body:
             self.last = self.final
             return
         if self.protocol is not None and any(p.match(core) for p in kw.ad_article):
+            current = self.container if self.container is not None and self.container.kind == "protocol_item" else None
+            if current is not None and not current.lines and not current.children and current.heading is None:
+                current.heading = block.text  # "5." printed before its "Ad. Article 5"
+                return
             self._open_item(block, heading=block.text)
             return
         if block.line in self.forced:
@@ -285,11 +292,17 @@ class _Body:
                 and not PARA_RE.match(core) and not self._list_label(core))
 
     def _check_duplicate(self, previous: Block, block: Block) -> None:
-        a, b = inline.clean(previous.text).strip(), inline.clean(block.text).strip()
+        (label_a, a), (label_b, b) = _split_labels(inline.clean(previous.text)), _split_labels(inline.clean(block.text))
+        if min(len(a), len(b)) < 40:
+            return
         shorter, longer = sorted((a, b), key=len)
-        if len(shorter) >= 40 and shorter != longer and longer.startswith(shorter[:-1].rstrip()):
+        same_start = longer.startswith(shorter[:-1].rstrip())
+        # Parallel list items resemble each other; a repeat also repeats its label.
+        similar = bool(label_a and label_b) and label_a.split()[-1] == label_b.split()[-1] and \
+            difflib.SequenceMatcher(None, a[:80], b[:80]).ratio() >= 0.7
+        if same_start or similar:
             self.note("IMPORT.DUPLICATE_TEXT",
-                      f"this block repeats the start of line {previous.line}; both were kept", block)
+                      f"this block repeats (part of) line {previous.line}; both were kept", block)
 
     # -- chapters and articles
     def _chapter(self, block: Block, core: str) -> bool:
@@ -397,6 +410,7 @@ class _Body:
                 if after:
                     self._content(block, "", after, item)
                 return True
+            self._next_printed = number
             self._promote_leading_text(block)
             self._new_paragraph(block, self._paragraph_number(block, number), label, "")
             if after:
@@ -484,6 +498,8 @@ class _Body:
         if container is None or container.kind != "article" or not container.lines \
                 or any(c.kind == "paragraph" for c in container.children):
             return
+        if CHAPEAU_END.search(container.clean_text()) and self._next_printed == "1":
+            return  # an article-wide chapeau ("… as follows:") before paragraph 1
         first = Draft("paragraph", container.line + 1, num="1", lines=container.lines)
         first.children, container.children = container.children, [first]
         container.lines = []
@@ -561,6 +577,13 @@ class _Body:
             for family, index in readings:
                 if family == level.family and index == level.index + 1:
                     return depth, family, index
+        if self.levels and (self.levels[-1].family, self.levels[-1].index) in readings \
+                and self.levels[-1].index > 0:
+            level = self.levels[-1]
+            self.note("IMPORT.DUPLICATE_NUMBER",
+                      f"list label {token!r} repeats the label before it; kept as a second item with the same "
+                      "number (its eId gets a suffix)", block)
+            return len(self.levels) - 1, level.family, level.index
         used = {level.family for level in self.levels}
         starts = [r for r in readings if r[1] == 1]
         if starts:
@@ -646,6 +669,17 @@ class _Body:
         self.last = target
         self.note("IMPORT.CONTINUATION_JOINED",
                   f"unlabelled text joined to the preceding {target.kind} as a further line", block)
+
+
+def _split_labels(text: str) -> tuple[str, str]:
+    """Leading paragraph number and list labels, and the text after them."""
+    text, labels = text.strip(), []
+    while True:
+        match = PARA_RE.match(text) or LIST_PAREN_RE.match(text) or LIST_CLOSE_RE.match(text)
+        if not match or match.end() == 0:
+            return " ".join(labels), text
+        labels.append(text[: match.end()].strip())
+        text = text[match.end():].lstrip()
 
 
 def _readings(token: str) -> list[tuple[str, int]]:
