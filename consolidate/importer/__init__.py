@@ -44,6 +44,7 @@ class ImportResult:
     boxes: list = field(default_factory=list)
     replaced: list = field(default_factory=list)
     removed: list[str] = field(default_factory=list)     # page furniture, as removed
+    kept: str | None = None                                 # run-on text of this language, furniture out
 
 
 def check_treaty_id(treaty: str) -> None:
@@ -67,8 +68,11 @@ def import_raw(raw_path: Path, treaty: str, lang: str, root: Path) -> ImportResu
     removed: list[str] = []
     quality = None
     raw_language_text = None
+    kept_text = None
     if gazette.is_run_on(text):
-        blocks, removed, raw_language_text, quality = gazette.blocks_for(text, lang, shown, findings)
+        run_on = gazette.blocks_for(text, lang, shown, findings)
+        blocks, removed, raw_language_text = run_on.blocks, run_on.removed, run_on.raw_text
+        quality, kept_text = run_on.quality, run_on.kept
     else:
         blocks = line_blocks(text, shown, findings)
     kept, boxes, replaced = box_module.extract(blocks, lang, shown, findings)
@@ -85,7 +89,7 @@ def import_raw(raw_path: Path, treaty: str, lang: str, root: Path) -> ImportResu
     document = assign_ids(Document(treaty, lang, tuple(nodes), f"sources/{treaty}/{lang}.txt"), findings)
     _check_document(document, shown, findings)
     result = ImportResult(treaty, lang, document, findings=findings, boxes=boxes, replaced=replaced,
-                          removed=removed)
+                          removed=removed, kept=kept_text)
     folder = f"sources/{treaty}"
     result.files[f"{folder}/{lang}.txt"] = write(document)
     if raw_language_text is not None:
@@ -177,12 +181,13 @@ def _mli_draft(document: Document, boxes, replaced, preface: list[Block], source
             "target": box.target,
             "placed_after": _placed_after(document, box.line),
             "source_line": box.line,
+            "raw": box.raw,
             "text": {lang: {"lead_in": box.lead_in, "heading": box.heading, "text": box.text}},
         })
     marks = [{"target": next((b.target for b in boxes if b.relation == "replaces"
                               and b.mli_article == r.mli_article and b.mli_paragraph == r.mli_paragraph), None),
               "mli_article": r.mli_article, "mli_paragraph": r.mli_paragraph, "source_line": r.line,
-              "marker": {lang: r.marker}} for r in replaced]
+              "marker": {lang: r.marker}, "raw": r.raw} for r in replaced]
     data = {
         "draft": True,
         "source": {"document": source, "preface": {lang: _Literal("\n".join(b.text for b in preface))},

@@ -42,13 +42,24 @@ class Piece:
     text: str
 
 
-def blocks_for(text: str, lang: str, source: str, findings: Findings
-               ) -> tuple[list[Block], list[str], str | None, dict | None]:
-    """Blocks of one language; the furniture removed; the raw text kept; repair quality."""
+@dataclass(frozen=True)
+class GazetteText:
+    """One language of a run-on gazette document, cut into blocks."""
+
+    blocks: list[Block]
+    removed: list[str]          # page furniture, as it stood in the source
+    kept: str                   # the language's text as published, furniture removed
+    raw_text: str | None        # Hindi before repair, one block a line
+    quality: dict | None        # the repair's measured quality
+
+
+def blocks_for(text: str, lang: str, source: str, findings: Findings) -> GazetteText:
+    """Blocks of one language, with what was removed and, for Hindi, repaired."""
     if lang not in ("hi", "en"):
         raise ImportFailure(f"run-on gazette text can be imported in hi or en, not {lang!r}", Location(source))
     blocks: list[Block] = []
     removed: list[str] = []
+    kept: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
         body = line.strip(BLANKS)
         if not body:
@@ -57,6 +68,7 @@ def blocks_for(text: str, lang: str, source: str, findings: Findings
             # A short line (the portal's title of the notification) belongs to the script it is in.
             if _language_of(body) == lang:
                 blocks.append(Block(body, number))
+                kept.append(body)
             continue
         pieces, gone = _remove_furniture(line, number, source, findings)
         removed.extend(gone)
@@ -66,13 +78,14 @@ def blocks_for(text: str, lang: str, source: str, findings: Findings
                      f"and English (from offset {english[0].start + 1}); kept {lang}",
                      Location(source, number, english[0].start + 1))
         chosen = hindi if lang == "hi" else english
+        kept.append(" ".join(piece.text for piece in chosen))
         blocks.extend(_segment(chosen, number, lang, source, findings))
     raw_text = None
     quality = None
     if lang == "hi":
         raw_text = "\n".join(b.text for b in blocks) + "\n"
         blocks, quality = _repair(blocks, source, findings)
-    return blocks, removed, raw_text, quality
+    return GazetteText(blocks, removed, "\n".join(kept), raw_text, quality)
 
 
 def _language_of(text: str) -> str:

@@ -50,6 +50,7 @@ class Draft:
     lines: list[str] = field(default_factory=list)
     children: list["Draft"] = field(default_factory=list)
     takes_lines: bool = False  # a chapeau whose items are printed without labels
+    text_line: int | None = None  # source line of the first text line
 
     def freeze(self) -> Node:
         return Node(self.kind, self.num, self.label, self.heading, "\n".join(self.lines),
@@ -299,7 +300,7 @@ class _Body:
         same_start = longer.startswith(shorter[:-1].rstrip())
         # Parallel list items resemble each other; a repeat also repeats its label.
         similar = bool(label_a and label_b) and label_a.split()[-1] == label_b.split()[-1] and \
-            difflib.SequenceMatcher(None, a[:80], b[:80]).ratio() >= 0.7
+            difflib.SequenceMatcher(None, a[:40], b[:40]).ratio() >= 0.75
         if same_start or similar:
             self.note("IMPORT.DUPLICATE_TEXT",
                       f"this block repeats (part of) line {previous.line}; both were kept", block)
@@ -500,7 +501,7 @@ class _Body:
             return
         if CHAPEAU_END.search(container.clean_text()) and self._next_printed == "1":
             return  # an article-wide chapeau ("… as follows:") before paragraph 1
-        first = Draft("paragraph", container.line + 1, num="1", lines=container.lines)
+        first = Draft("paragraph", container.text_line or container.line, num="1", lines=container.lines)
         first.children, container.children = container.children, [first]
         container.lines = []
         self.note("IMPORT.UNNUMBERED_PARAGRAPH",
@@ -551,17 +552,27 @@ class _Body:
 
     def _fold_wrapup(self, owner: Draft, level_index: int, block: Block) -> None:
         """A list that goes on after a guessed closing text: that text belonged to the item before."""
-        if not owner.children or owner.children[-1].kind != "wrapup" or level_index >= len(self.levels):
+        if level_index < len(self.levels):
+            # The list continues at this level: the wrapup follows that level's last item.
+            holder, previous = owner, self.levels[level_index].draft
+        elif level_index > 0:
+            # A sub-list opens under an item that a wrapup already follows.
+            holder = self.levels[level_index - 2].draft if level_index >= 2 else (self.paragraph or self.container)
+            previous = owner
+        else:
             return
-        wrapup = owner.children.pop()
-        previous = self.levels[level_index].draft
+        if len(holder.children) < 2 or holder.children[-1].kind != "wrapup" or holder.children[-2] is not previous \
+                or previous.children:
+            return  # (text after an item's own sub-list stays where it is, to keep the printed order)
+        wrapup = holder.children.pop()
         previous.lines.extend(wrapup.lines)
         finding = self.wrapups.pop(id(wrapup), None)
         if finding in self.findings.items:
             self.findings.items.remove(finding)
         self.findings.add("IMPORT.CONTINUATION_JOINED",
-                          f"unlabelled text between list items {previous.label!r} and the next joined to "
-                          f"{previous.label!r}", Location(self.path, wrapup.line), excerpt=wrapup.lines[0][:80])
+                          f"unlabelled text after list item {inline.printed(previous.label or '')!r} joined to it, "
+                          "since the list goes on after it", Location(self.path, wrapup.line),
+                          excerpt=wrapup.lines[0][:80])
 
     def _place(self, readings: list[tuple[str, int]], token: str, block: Block) -> tuple[int, str, int]:
         """Which list level a label continues or opens, and its numbering."""
@@ -627,6 +638,7 @@ class _Body:
         innermost = self.levels[-1].draft if self.levels else (self.paragraph or self.container)
         if not innermost.lines and not innermost.children:
             innermost.lines.append(text)
+            innermost.text_line = block.line
             self.last = innermost
             return
         if innermost.children == [] and (innermost.takes_lines or CHAPEAU_END.search(innermost.clean_text())):
