@@ -95,7 +95,8 @@ def import_raw(raw_path: Path, treaty: str, lang: str, root: Path) -> ImportResu
     if raw_language_text is not None:
         result.files[f"{folder}/{lang}.raw.txt"] = raw_language_text
     if boxes:
-        result.files[f"overlays/{treaty}/mli.yaml"] = _mli_draft(document, boxes, replaced, preface, shown, lang)
+        result.files[f"overlays/{treaty}/mli.yaml"] = _mli_draft(document, boxes, replaced, preface, shown, lang,
+                                                                 kept)
     result.files[f"{folder}/treaty.yaml"] = _treaty_yaml(root / folder / "treaty.yaml", treaty, lang, text,
                                                          shown, findings, quality, removed)
     return result
@@ -152,12 +153,36 @@ def _forced_paragraphs(replaced, boxes) -> dict[int, str]:
     return forced
 
 
-def _placed_after(document: Document, line: int) -> str | None:
-    best = None
+def _place(document: Document, line: int, blocks: list[Block]) -> tuple[str | None, dict]:
+    """Where a box was printed: after which provision's whole subtree, or inside one after a line."""
+    order = [n for n in document.walk() if n.line is not None]
+    before = [n for n in order if n.line < line]
+    if not before:
+        return None, {}
+    node = before[-1]
+    later = [n.line for n in order if n.line > line]
+    if node.kind in ("preamble", "title", "notification", "final") and node.text and later:
+        # Printed between the text lines of one block (the MLI preamble box).
+        lines_before = sum(1 for b in blocks if node.line <= b.line < line)
+        if lines_before < len(node.text.split("\n")):
+            return node.eid, {"within": node.eid, "after_line": lines_before}
+    parents = _parents(document)
+    while node.eid in parents:
+        parent = parents[node.eid]
+        last = list(parent.walk())[-1]
+        if last.line is not None and last.line > line:
+            break
+        node = parent
+    return node.eid, {"after": node.eid}
+
+
+def _parents(document: Document) -> dict[str, Node]:
+    out = {}
     for node in document.walk():
-        if node.line is not None and node.line < line:
-            best = node.eid
-    return best
+        for child in node.children:
+            if node.kind not in ("chapter",):
+                out[child.eid] = node
+    return out
 
 
 class _Literal(str):
@@ -171,32 +196,47 @@ def _literal(dumper, value):
 yaml.SafeDumper.add_representer(_Literal, _literal)
 
 
-def _mli_draft(document: Document, boxes, replaced, preface: list[Block], source: str, lang: str) -> str:
-    provisions = []
+def _mli_draft(document: Document, boxes, replaced, preface: list[Block], source: str, lang: str,
+               blocks: list[Block]) -> str:
+    from .boxes import mli_wording
+
+    operations = []
+    raw_lines = {}
     for box in boxes:
-        provisions.append({
-            "mli_article": box.mli_article,
-            "mli_paragraph": box.mli_paragraph,
-            "relation": box.relation,
-            "target": box.target,
-            "placed_after": _placed_after(document, box.line),
-            "source_line": box.line,
-            "raw": box.raw,
-            "text": {lang: {"lead_in": box.lead_in, "heading": box.heading, "text": box.text}},
-        })
-    marks = [{"target": next((b.target for b in boxes if b.relation == "replaces"
-                              and b.mli_article == r.mli_article and b.mli_paragraph == r.mli_paragraph), None),
-              "mli_article": r.mli_article, "mli_paragraph": r.mli_paragraph, "source_line": r.line,
-              "marker": {lang: r.marker}, "raw": r.raw} for r in replaced]
+        anchor, place = _place(document, box.line, blocks)
+        operation = {"op": "mli", "mli_article": box.mli_article, "mli_paragraph": box.mli_paragraph,
+                     "relation": box.relation, "target": box.target}
+        default_anchor = box.target
+        inside_target = anchor and box.target and (anchor == box.target or anchor.startswith(box.target + "__"))
+        if place and not (inside_target and "after" in place) or not default_anchor:
+            operation["place"] = place
+        operation["source_line"] = box.line
+        operation["lead_in"] = {lang: box.lead_in}
+        operation["heading"] = {lang: box.heading}
+        operation["text"] = {lang: box.text}
+        mark = next((r for r in replaced if r.mli_article == box.mli_article
+                     and r.mli_paragraph == box.mli_paragraph and box.relation == "replaces"), None)
+        if mark:
+            operation["replaced_marker"] = {lang: mark.marker}
+            raw_lines[mark.line] = mark.raw
+        raw_lines[box.line] = box.raw
+        operations.append(operation)
+    title = mli_wording().get("title", {})
     data = {
-        "draft": True,
-        "source": {"document": source, "preface": {lang: _Literal("\n".join(b.text for b in preface))},
-                   "preface_lines": [b.line for b in preface]},
-        "provisions": provisions,
-        "replaced": marks,
+        "id": "mli",
+        "kind": "mli",
+        "title": {k: v for k, v in title.items()},
+        "signed": None,
+        "effect": {"from_positions": True},
+        "source": {"document": source,
+                   "preface": {lang: _Literal("\n".join(b.text for b in preface))},
+                   "preface_lines": [b.line for b in preface],
+                   "raw_lines": {k: raw_lines[k] for k in sorted(raw_lines)}},
+        "operations": operations,
     }
-    header = (f"# Draft written by `consolidate import` from {source}: the MLI boxes of a synthesised\n"
-              "# text, with what their lead-ins say. The MLI overlay is made from it (docs/corpus.md).\n")
+    header = (f"# Draft written by `consolidate import` from {source}: the MLI boxes of a synthesised text\n"
+              "# as an overlay. Files without an NN- prefix are never applied; the reviewed copy is\n"
+              "# 01-mli.yaml (docs/corpus.md).\n")
     return header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)
 
 
