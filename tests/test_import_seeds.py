@@ -67,13 +67,18 @@ def test_line_seeds_lose_and_invent_nothing(import_results, repo, treaty, lang):
     draft = result.files.get(f"overlays/{treaty}/mli.yaml")
     if draft:
         data = yaml.safe_load(draft)
-        for box in data["provisions"]:
-            assert box["raw"] == lines[box["source_line"] - 1]
-            elsewhere[box["source_line"]] = ""
-        for mark in data["replaced"]:
-            assert mark["raw"] == lines[mark["source_line"] - 1]
-            old = regex.match(r"^\[[^\]]*\]\[(.*)\]$", mark["raw"])[1]
-            elsewhere[mark["source_line"]] = old
+        raw_lines = data["source"]["raw_lines"]
+        for number, raw in raw_lines.items():
+            assert raw == lines[number - 1]
+            replaced = regex.match(r"^\[[^\]]*\]\[(.*)\]$", raw)
+            # A box goes to the overlay whole; a replaced paragraph's old text stays in the source.
+            elsewhere[number] = replaced[1] if replaced else ""
+        boxes = [op for op in data["operations"] if op["op"] == "mli"]
+        assert sorted(op["source_line"] for op in boxes) == sorted(n for n, raw in raw_lines.items()
+                                                                  if not raw.startswith("["))
+        for op in boxes:
+            raw = raw_lines[op["source_line"]]
+            assert squash(raw) == squash(op["lead_in"][lang] + op["heading"][lang] + op["text"][lang])
         for number in data["source"]["preface_lines"]:
             elsewhere[number] = ""
         preface = data["source"]["preface"][lang]
@@ -137,13 +142,15 @@ def test_in_pt_boxes_go_to_the_draft_overlay(import_results):
         (547, 7, 1, "supersedes-incompatible", None),
     ]
     draft = yaml.safe_load(result.files["overlays/in-pt/mli.yaml"])
-    assert [p["placed_after"] for p in draft["provisions"]] == [
-        "preamble", "art_1", "art_5__para_4__subpara_f", "art_5__para_8", "art_13__para_4", "art_28__para_1"]
-    headings = [p["text"]["hi"]["heading"] for p in draft["provisions"]]
-    assert headings[0] == "एमएलआई का अनुच्छेद 6 - एक अंतर्निहित कर समझौते का उद्देश्य"
-    assert draft["provisions"][0]["text"]["hi"]["text"].startswith("कर परिहार या अपवंचन")
-    assert draft["replaced"][0]["target"] == "art_13__para_4"
+    operations = draft["operations"]
+    # Boxes inside a target's subtree need no placement; the others say where they were printed.
+    assert [op.get("place") for op in operations] == [
+        {"within": "preamble", "after_line": 1}, {"after": "art_1"}, None, None, None, {"after": "art_28"}]
+    assert operations[0]["heading"]["hi"] == "एमएलआई का अनुच्छेद 6 - एक अंतर्निहित कर समझौते का उद्देश्य"
+    assert operations[0]["text"]["hi"].startswith("कर परिहार या अपवंचन")
+    assert operations[4]["replaced_marker"]["hi"] == "एमएलआई के अनुच्छेद 9 के पैराग्राफ 4 द्वारा प्रतिस्थापित"
     assert draft["source"]["preface_lines"] == [1, 3, 5, 7]
+    assert draft["effect"] == {"from_positions": True}
 
 
 def test_in_br_markers(import_results):

@@ -165,6 +165,7 @@ def _segment(pieces: list[Piece], number: int, lang: str, source: str, findings:
         for match in regex.finditer(pattern, text):
             cuts.update((match.start(), match.end()))
     cuts |= _article_cuts(text, rules, number, source, findings, origin)
+    cuts |= _weak_cuts(text, rules, cuts)
     blocks = []
     ordered = sorted(cuts)
     for start, end in zip(ordered, ordered[1:]):
@@ -175,6 +176,29 @@ def _segment(pieces: list[Piece], number: int, lang: str, source: str, findings:
         offset = start + (len(chunk) - len(chunk.lstrip(BLANKS)))
         blocks.append(Block(stripped, number, origin[offset] if offset < len(origin) else None))
     return blocks
+
+
+LABEL_AT = regex.compile(r"\(?(?P<tok>[a-z]|[\p{Devanagari}]\p{M}?|ड\.)\)\s")
+
+
+def _weak_cuts(text: str, rules: dict, cuts: set[int]) -> set[int]:
+    """Cuts before a list label after a comma, taken only where it continues the list cut before it."""
+    from ..ids import letter_value
+
+    def value(position: int) -> int | None:
+        match = LABEL_AT.match(text, position)
+        letter = letter_value(match["tok"]) if match else None
+        return ord(letter) - ord("a") + 1 if letter and len(letter) == 1 else None
+
+    candidates = sorted({m.start() for p in rules.get("weak_cuts", []) for m in regex.finditer(p, text)})
+    accepted: set[int] = set()
+    labelled = sorted(c for c in cuts if value(c) is not None)
+    for position in candidates:
+        earlier = [c for c in labelled if c < position]
+        if earlier and value(earlier[-1]) is not None and value(position) == value(earlier[-1]) + 1:
+            accepted.add(position)
+            labelled = sorted(labelled + [position])
+    return accepted
 
 
 def _article_cuts(text: str, rules: dict, number: int, source: str, findings: Findings, origin) -> set[int]:

@@ -30,6 +30,7 @@ class Keywords:
     done_opener: regex.Pattern
     signature_opener: regex.Pattern
     new_paragraph_opener: regex.Pattern
+    signature_mark: regex.Pattern
 
 
 @lru_cache(maxsize=None)

@@ -131,14 +131,14 @@ def _front(blocks: list[Block], kw: Keywords, path: str, findings: Findings, syn
     preamble: list[Block] = []
     while cursor > annexure:
         core = core_text(blocks[cursor])
-        if kw.title_end.search(core) and not kw.agreed.search(core):
+        if (kw.title_end.search(core) or _all_caps(core)) and not kw.agreed.search(core):
             break
         if not (kw.agreed.search(core) or len(core) > LONG_BLOCK or core.endswith((",", ";"))):
             break
         preamble.insert(0, blocks[cursor])
         cursor -= 1
     title: list[Block] = []
-    while cursor > annexure and len(core_text(blocks[cursor])) <= LONG_BLOCK \
+    while cursor > annexure and (len(core_text(blocks[cursor])) <= LONG_BLOCK or _all_caps(core_text(blocks[cursor]))) \
             and not kw.notification.match(core_text(blocks[cursor])):
         title.insert(0, blocks[cursor])
         cursor -= 1
@@ -159,6 +159,12 @@ def _front(blocks: list[Block], kw: Keywords, path: str, findings: Findings, syn
     if footnotes:
         _link_footnote_refs(nodes, footnotes)
     return Front(preface, nodes + footnotes)
+
+
+def _all_caps(text: str) -> bool:
+    """A title set in capitals (English gazette text): a title whatever its length."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) > 10 and all(c.isupper() for c in letters if c.isascii())  and text.isascii()
 
 
 def _footnotes(blocks: list[Block]) -> list[Draft]:
@@ -267,7 +273,8 @@ class _Body:
         if kw.final_opener.match(core) or (kw.done_opener.match(core) and self.final is None):
             self._open_final(block)
             return
-        if kw.signature_opener.match(core):
+        if kw.signature_opener.match(core) or (self.final is not None and self.final.kind == "final"
+                                               and kw.signature_mark.search(core)):
             self._open_signature(block)
             return
         if self.final is not None:
@@ -476,10 +483,12 @@ class _Body:
             self.note(code, f"paragraph printed as {printed} where {expected} is expected; numbered {expected} "
                             "by position", block, target=target)
             return str(expected)
+        # A gap: the printed number skips one. Numbering by position keeps the ids of the
+        # languages of one treaty aligned (seed 002 prints "5." in English where Hindi has "4.").
         self.note("IMPORT.NUMBER_OUT_OF_SEQUENCE",
-                  f"paragraph {printed} follows paragraph {expected - 1}; printed number kept", block,
-                  target=f"{self._eid_hint()}__para_{printed}")
-        return printed
+                  f"paragraph printed as {printed} follows paragraph {expected - 1}; numbered {expected} "
+                  "by position", block, target=f"{self._eid_hint()}__para_{expected}")
+        return str(expected)
 
     def _new_paragraph(self, block: Block, num: str, label: str | None, text: str) -> None:
         container = self.container
