@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .errors import ConsolidateError, StrictFailure
+from .errors import ConsolidateError, StrictFailure, UsageError
 from .findings import Findings
 
 ROOT_OPTION = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -66,14 +66,115 @@ def import_command(raw: Path, treaty: str, lang: str, root: Path, strict: bool, 
 @click.argument("treaty")
 @click.option("--lang", default=None, help="Language (default: the treaty's first).")
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
+@click.option("--version", "version_id", default=None,
+              help="A version id (base, an overlay id, latest); default: the source text alone.")
+@click.option("--as-of", "as_of", default=None, help="The text in effect on this date (YYYY-MM-DD).")
+@click.option("--state", default=None, help="With --as-of: the state (ISO code) whose dates count.")
+@click.option("--tax", type=click.Choice(["withholding", "other"]), default=None,
+              help="With --as-of: the kind of tax whose dates count.")
 @ROOT_OPTION
-def export_command(treaty: str, lang: str | None, fmt: str, root: Path) -> None:
-    """Print a treaty's provision tree."""
-    from .corpus import load_treaty
-    from .export import to_json, to_text
+def export_command(treaty: str, lang: str | None, fmt: str, version_id: str | None, as_of: str | None,
+                   state: str | None, tax: str | None, root: Path) -> None:
+    """Print a treaty's provision tree, of a version or as in effect on a date."""
+    from .corpus import load_edition, load_treaty
+    from .export import to_json, to_text, version_json
+    from .timeline import all_dates
+    from .timeline import as_of as text_as_of
 
-    document = load_treaty(root, treaty).document(lang)
-    click.echo(to_json(document) if fmt == "json" else to_text(document), nl=False)
+    if version_id is None and as_of is None:
+        if state or tax:
+            raise UsageError("--state and --tax need --as-of")
+        document = load_treaty(root, treaty).document(lang)
+        click.echo(to_json(document) if fmt == "json" else to_text(document), nl=False)
+        return
+    if version_id is not None and as_of is not None:
+        raise UsageError("give --version or --as-of, not both")
+    edition = load_edition(root, treaty)
+    lang = lang or edition.treaty.meta.languages[0]
+    edition.treaty.document(lang)
+    dates = all_dates(list(edition.versions), edition.treaty.meta, root)
+    if as_of is not None:
+        version = text_as_of(edition.treaty.documents, list(edition.instruments), dates, _date(as_of), state, tax)
+    else:
+        version = edition.version(version_id)
+    if fmt == "json":
+        payload = version_json(version, lang, treaty, dates[version.id].to_json() if version.id in dates else None)
+        if as_of is not None:
+            payload["as_of"] = {"date": as_of, "state": state, "tax": tax}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
+    else:
+        click.echo(to_text(version.document(lang), version), nl=False)
+
+
+def _date(value: str):
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"invalid date {value!r}; expected YYYY-MM-DD") from None
+
+
+@main.command("versions")
+@click.argument("treaty")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@ROOT_OPTION
+def versions_command(treaty: str, fmt: str, root: Path) -> None:
+    """List a treaty's versions in order (base first) with their dates per state."""
+    from .corpus import load_edition
+    from .timeline import all_dates
+
+    edition = load_edition(root, treaty)
+    dates = all_dates(list(edition.versions), edition.treaty.meta, root)
+    rows = []
+    for version in edition.versions:
+        instrument = version.instrument
+        rows.append({"id": version.id,
+                     "instrument": None if instrument is None else {
+                         "id": instrument.id, "kind": instrument.kind, "title": instrument.title_in("en"),
+                         "file": instrument.path},
+                     "dates": dates[version.id].to_json()})
+    if fmt == "json":
+        click.echo(json.dumps({"treaty": treaty, "versions": rows}, ensure_ascii=False, indent=1))
+        return
+    for row in rows:
+        what = "base text" if row["instrument"] is None else f"{row['instrument']['kind']}: {row['instrument']['title']}"
+        click.echo(f"{row['id']:<16} {what}")
+        info = row["dates"]
+        click.echo(f"{'':<16} signed {info['signed'] or '—'}, in force {info['entry_into_force'] or '—'}, "
+                   f"{info['status']}")
+        for note in info.get("notes", []):
+            click.echo(f"{'':<16} note: {note}")
+        rules = info.get("rules", {})
+        mli = (info.get("mli") or {}).get("parties", {})
+        for code, taxes in info["effect"].items():
+            def when(kind):
+                return taxes.get(kind) or rules.get(code, {}).get(kind) or "pending"
+            in_force = f"MLI in force {mli[code]['in_force']}; " if code in mli and mli[code].get("in_force") else ""
+            click.echo(f"{'':<16} {code}: {in_force}withholding taxes from {when('withholding')}; "
+                       f"other taxes from {when('other')}")
+
+
+@main.command("validate")
+@click.argument("treaties", nargs=-1)
+@ROOT_OPTION
+@click.option("--strict", is_flag=True, help="Also fail on findings (repairs and guesses).")
+def validate_command(treaties: tuple[str, ...], root: Path, strict: bool) -> None:
+    """Check all sources and overlays; report every problem with file:line:."""
+    from .validate import validate
+
+    for treaty in treaties:
+        from .corpus import check_id
+        check_id(treaty)
+    problems, findings = validate(root, list(treaties) or None)
+    for problem in problems:
+        click.echo(f"error: {problem}", err=True)
+    for finding in findings:
+        click.echo(finding.format(), err=True)
+    checked = len(treaties) or len(__import__("consolidate.corpus", fromlist=["treaty_ids"]).treaty_ids(root))
+    click.echo(f"validated {checked} treaties: {len(problems)} problems, {len(findings)} findings")
+    if problems or (strict and len(findings)):
+        sys.exit(1)
 
 
 @main.command("effect-dates")

@@ -91,3 +91,27 @@ def read_document_relative(root: Path, path: Path, treaty: str, lang: str, findi
     # Report locations relative to the root so messages never name a machine's folders.
     from dataclasses import replace
     return replace(document, path=str(path.relative_to(root)) if path.is_relative_to(root) else path.name)
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A treaty with its instruments and every version they produce."""
+
+    treaty: Treaty
+    instruments: tuple
+    versions: tuple
+
+    def version(self, version_id: str):
+        from .engine import find_version
+        return find_version(list(self.versions), version_id)
+
+
+def load_edition(root: Path, treaty: str, findings: Findings | None = None) -> Edition:
+    """Load a treaty, its overlays, and apply them; any problem raises a located error."""
+    from .engine import build_versions
+    from .overlay import load_instruments
+
+    loaded = load_treaty(root, treaty, findings)
+    instruments = load_instruments(root, treaty)
+    versions = build_versions(loaded.documents, instruments)
+    return Edition(loaded, tuple(instruments), tuple(versions))

@@ -30,10 +30,11 @@ class VersionDates:
     effect: Mapping[str, Mapping[str, date | None]]       # state → tax kind → date (None: pending)
     mli: EffectResult | None = None
     notes: tuple[str, ...] = field(default=())
+    rules: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # the text's own words where no date
 
     def effective(self, state: str | None, tax: str | None, day: date) -> bool:
         """Whether this version applies on `day` for `state` and `tax` (None: any)."""
-        if self.version == "base":
+        if self.version == "base" or self.status == "included in the base text":
             return True
         states = [state] if state else list(self.effect)
         taxes = [tax] if tax else list(TAXES)
@@ -49,11 +50,14 @@ class VersionDates:
             "signed": _iso(self.signed),
             "entry_into_force": _iso(self.entry_into_force),
             "status": self.status,
+            "notes": list(self.notes),
             "effect": {code: {kind: _iso(day) for kind, day in taxes.items()}
                        for code, taxes in self.effect.items()},
         }
         if self.mli is not None:
             data["mli"] = self.mli.to_json_dict()
+        if self.rules:
+            data["rules"] = {code: dict(kinds) for code, kinds in self.rules.items()}
         return data
 
 
@@ -68,23 +72,30 @@ def version_dates(version: Version, meta: TreatyMeta, root: Path) -> VersionDate
     instrument = version.instrument
     if instrument.effect.from_positions:
         return _mli_dates(version, meta, root)
+    if instrument.kind == "amendment-record":
+        # A record of amendments the base text already contains: in effect whenever it is.
+        return VersionDates(version.id, instrument.signed, instrument.entry_into_force,
+                            "included in the base text", {}, notes=("its changes are part of the base text",))
     effect = {code: {kind: taxes.get(kind) for kind in TAXES} for code, taxes in instrument.effect.parties.items()}
-    status = "in effect" if any(d for taxes in effect.values() for d in taxes.values()) else "not in effect"
+    status = "in effect" if any(d for taxes in effect.values() for d in taxes.values()) else "dates not stated"
     return VersionDates(version.id, instrument.signed, instrument.entry_into_force, status, effect)
 
 
 def _base_dates(version: Version, meta: TreatyMeta) -> VersionDates:
     dates = meta.raw.get("dates") or {}
     effect: dict[str, dict[str, date | None]] = {}
-    for code, rules in (dates.get("effect") or {}).items():
-        for kind, rule in (rules or {}).items():
+    rules: dict[str, dict[str, str]] = {}
+    for code, stated in (dates.get("effect") or {}).items():
+        for kind, rule in (stated or {}).items():
             start = rule.get("from") if isinstance(rule, dict) else None
             kinds = TAXES if kind == "all" else (kind,)
             for one in kinds:
                 if one in TAXES:
                     effect.setdefault(code, {})[one] = _as_date(start)
+                    if isinstance(rule, dict) and rule.get("rule"):
+                        rules.setdefault(code, {})[one] = str(rule["rule"])
     return VersionDates("base", _as_date(dates.get("signed")), _as_date(dates.get("entry_into_force")),
-                        "in effect", effect)
+                        "in effect", effect, rules=rules)
 
 
 def _as_date(value) -> date | None:
