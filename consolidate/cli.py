@@ -103,7 +103,7 @@ def export_command(treaty: str, lang: str | None, fmt: str, version_id: str | No
             payload["as_of"] = {"date": as_of, "state": state, "tax": tax}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
     else:
-        click.echo(to_text(version.document(lang), version), nl=False)
+        click.echo(to_text(version.document(lang), version, dates.get(version.id)), nl=False)
 
 
 def _date(value: str):

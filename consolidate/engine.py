@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 from . import inline
 from .errors import Location, OverlayError
 from .findings import Findings
-from .ids import assign_ids
+from .ids import SINGLETON, assign_ids
 from .model import Document, Node
 from .overlay import Instrument, Operation, Problem
 
@@ -148,8 +148,8 @@ def _apply_instrument(state: _State, instrument: Instrument, problems: list[Prob
         try:
             if operation.kind in EDITING_OPS and operation.target:
                 if operation.target in edited:
-                    raise _Fail(f"{operation.describe()} changes {operation.target}, which operation "
-                                f"{edited[operation.target]} of the same instrument already changes")
+                    raise _Fail(f"{operation.target} is already changed by operation {edited[operation.target]} "
+                                "of the same instrument; one instrument changes a provision once")
                 edited[operation.target] = operation.index
             APPLY[operation.kind](state, operation, by)
         except _Fail as failure:
@@ -287,6 +287,11 @@ def _replace(state: _State, operation: Operation, by: Provenance) -> None:
 def _insert(state: _State, operation: Operation, by: Provenance) -> None:
     paths = _target(state, operation)
     position = operation.data["position"]
+    if "num" not in operation.data["node"] and operation.data["node"]["kind"] not in SINGLETON:
+        raise _Fail(f"the inserted {operation.data['node']['kind']} needs a 'num': its eId is made from it")
+    revived = _revive(state, operation, paths)
+    if revived:
+        paths = _target(state, operation)
     new_docs, new_eid = {}, None
     for lang, path in paths.items():
         document = state.documents[lang]
@@ -307,8 +312,28 @@ def _insert(state: _State, operation: Operation, by: Provenance) -> None:
                         "give the new provision a number of its own")
         new_docs[lang], new_eid = updated, inserted
     state.documents.update(new_docs)
-    for node in _get(new_docs[next(iter(new_docs))].nodes, _locate(new_docs[next(iter(new_docs))].nodes, new_eid)).walk():
+    first = new_docs[next(iter(new_docs))]
+    for node in _get(first.nodes, _locate(first.nodes, new_eid)).walk():
         _touch(state, node.eid, by)
+
+
+def _revive(state: _State, operation: Operation, paths: dict[str, tuple[int, ...]]) -> str | None:
+    """A deleted provision re-inserted with its own number takes its place again (no clash)."""
+    spec = operation.data["node"]
+    position = operation.data["position"]
+    revived = None
+    for lang, path in paths.items():
+        document = state.documents[lang]
+        parent_path = path if position == "last-child" else path[:-1]
+        siblings = _get(document.nodes, parent_path).children if parent_path else document.nodes
+        for index, sibling in enumerate(siblings):
+            if sibling.kind == spec["kind"] and sibling.num == spec.get("num") and sibling.eid in state.deleted:
+                state.documents[lang] = replace(document, nodes=_set(document.nodes, (*parent_path, index), None))
+                revived = sibling.eid
+                break
+    if revived:
+        del state.deleted[revived]
+    return revived
 
 
 def _delete(state: _State, operation: Operation, by: Provenance) -> None:

@@ -88,7 +88,7 @@ def to_json(document: Document) -> str:
     return json.dumps(document_json(document), ensure_ascii=False, indent=1) + "\n"
 
 
-def to_text(document: Document, version=None) -> str:
+def to_text(document: Document, version=None, dates=None) -> str:
     """Readable text, one block per provision, indented by depth, markers as printed.
 
     With a version, laid out like a published synthesised text: MLI boxes where they are
@@ -144,6 +144,8 @@ def to_text(document: Document, version=None) -> str:
                 if box.after_line is None:
                     blocks.append(box_block(box, pad))
 
+    if dates is not None and dates.mli is not None:
+        blocks.append("\n".join(mli.preface(dates, lang)))
     for node in document.nodes:
         visit(node, 0)
     return "\n\n".join(blocks) + "\n"

@@ -44,3 +44,25 @@ def replaced_marker(box: Box | None, marker: dict, lang: str, article: int | Non
     wording = mli_wording().get(lang) or mli_wording()["en"]
     return wording["lead_in"]["replaced_marker"].format(
         article=box.mli_article if box else article, paragraph=box.mli_paragraph if box else paragraph)
+
+
+def preface(dates, lang: str, names: dict | None = None) -> list[str]:
+    """The generated entry-into-effect section for an MLI version's dates (`VersionDates`)."""
+    wording = (mli_wording().get(lang) or mli_wording()["en"])["preface"]
+    names = names or {}
+    lines = [wording["heading"]]
+    result = dates.mli
+    if result is None:
+        return []
+    for party in result.parties:
+        if party.in_force:
+            lines.append(wording["in_force"].format(state=names.get(party.code, party.code),
+                                                    date=party.in_force.isoformat()))
+    for code, taxes in dates.effect.items():
+        state = names.get(code, code)
+        if taxes.get("withholding") and taxes.get("other"):
+            lines.append(wording["effect"].format(state=state, withholding=taxes["withholding"].isoformat(),
+                                                  other=taxes["other"].isoformat()))
+        else:
+            lines.append(wording["pending"].format(state=state, reason="; ".join(dates.notes) or result.status))
+    return lines

@@ -33,6 +33,7 @@ def validate(root: Path, treaties: list[str] | None = None) -> tuple[list[Proble
         build_versions(loaded.documents, instruments, problems)
         if any(i.effect.from_positions for i in instruments):
             problems.extend(_positions(root, loaded, instruments))
+    problems.sort(key=lambda p: (p.location.path, p.location.line or 0))
     return problems, findings
 
 

@@ -1,0 +1,148 @@
+"""Render a `consolidate.diff.VersionDiff` as text (plain or ANSI colours), JSON or a standalone HTML page."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from .diff import FORMATS, DiffInputError, Entry, Field, VersionDiff
+
+# Plain text marks changes the way `git diff --word-diff=plain` does.
+PLAIN = {"insert": ("{+", "+}"), "delete": ("[-", "-]")}
+ANSI = {"insert": ("\x1b[32m", "\x1b[m"), "delete": ("\x1b[31m", "\x1b[m"), "header": ("\x1b[36m", "\x1b[m")}
+BOX_PREFIX = {"mli_box": "│ ", "note": "> "}
+INDENT = "    "
+
+
+def render(diff: VersionDiff, fmt: str, *, color: bool = False, changes_only: bool = False) -> str:
+    """The diff in `fmt` (text, json or html)."""
+    if fmt == "text":
+        return render_text(diff, color=color, changes_only=changes_only)
+    if fmt == "json":
+        return render_json(diff)
+    if fmt == "html":
+        return render_html(diff, changes_only=changes_only)
+    raise DiffInputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def render_json(diff: VersionDiff) -> str:
+    return json.dumps(diff.to_json(), ensure_ascii=False, indent=1) + "\n"
+
+
+# ------------------------------------------------------------------ text
+
+def _mark(text: str, op: str, color: bool) -> str:
+    if op == "equal":
+        return text
+    if not color:
+        start, end = PLAIN[op]
+        return f"{start}{text}{end}"
+    start, end = ANSI[op]
+    # Colour each line on its own so a pager or a grep of one line keeps it.
+    return "\n".join(f"{start}{line}{end}" if line else line for line in text.split("\n"))
+
+
+def _field_text(field: Field | None, color: bool) -> str:
+    return "".join(_mark(text, op, color) for op, text in field.ops) if field else ""
+
+
+def _describe(entry: Entry) -> str:
+    parts = [entry.eid + (f" (was {entry.old_eid})" if entry.old_eid else ""), entry.change]
+    if entry.also:
+        parts[-1] += " and " + " and ".join(entry.also)
+    if entry.cause:
+        parts.append(f"{entry.cause.instrument}, operation {entry.cause.operation} ({entry.cause.op})")
+    return "@@ " + " · ".join(parts) + " @@"
+
+
+def _entry_lines(entry: Entry, color: bool) -> list[str]:
+    pad = INDENT * entry.depth
+    if entry.kind in BOX_PREFIX:
+        pad += BOX_PREFIX[entry.kind]
+        lines: list[str] = []
+        for field in entry.fields:
+            lines.extend(line for line in _field_text(field, color).split("\n") if line)
+        return [pad + line for line in lines]
+    label = _field_text(entry.field("label"), color)
+    heading = _field_text(entry.field("heading"), color)
+    body = [line for line in _field_text(entry.field("text"), color).split("\n") if line]
+    lines = []
+    # Label and heading on a line of their own when there is a heading, as `consolidate export` prints.
+    if heading or not body:
+        head = " ".join(part for part in (label, heading) if part)
+        if head:
+            lines.append(head)
+    elif label:
+        body[0] = f"{label} {body[0]}"
+    lines.extend(body)
+    return [pad + line for line in lines]
+
+
+def _headline(diff: VersionDiff) -> list[str]:
+    summary = diff.summary()
+    where = f" for {diff.state or 'any state'}, {diff.tax or 'any'} tax" if diff.state or diff.tax else ""
+    lines = [f"{diff.treaty} ({diff.lang}): {diff.from_label} → {diff.to_label}{where}"]
+    if diff.from_label != diff.from_version or diff.to_label != diff.to_version:
+        lines.append(f"versions: {diff.from_version} → {diff.to_version}")
+    if summary.total:
+        counts = ", ".join(f"{n} {kind}" for kind, n in summary.by_change)
+        lines.append(f"{summary.total} change{'s' if summary.total != 1 else ''}: {counts}")
+        lines.extend(f"  {ident}: {title}" for ident, title, _ in summary.by_instrument)
+    else:
+        lines.append("no changes")
+    return lines
+
+
+def render_text(diff: VersionDiff, *, color: bool = False, changes_only: bool = False) -> str:
+    """Whole text with changes marked (or only the changed provisions), plain or coloured."""
+    blocks = ["\n".join(_headline(diff))]
+    for entry in diff.entries:
+        if changes_only and not entry.change:
+            continue
+        lines = _entry_lines(entry, color)
+        if entry.change:
+            header = _describe(entry)
+            if color:
+                start, end = ANSI["header"]
+                header = f"{start}{header}{end}"
+            lines.insert(0, header)
+        if lines:
+            blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+# ------------------------------------------------------------------ html
+
+def _environment():
+    import jinja2
+
+    return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def _template():
+    source = resources.files("consolidate").joinpath("templates", "diff.html").read_text("utf-8")
+    return _environment().from_string(source)
+
+
+def _view(entry: Entry, seen: set[str]) -> dict:
+    # Ids must be unique in a page; a FROM-only provision may share its eId with a TO one.
+    anchor, n = entry.eid, 1
+    while anchor in seen:
+        n += 1
+        anchor = f"{entry.eid}~{n}"
+    seen.add(anchor)
+    return {"entry": entry, "id": anchor, "fields": {f.name: f.ops for f in entry.fields},
+            "box": entry.kind in BOX_PREFIX}
+
+
+def render_html(diff: VersionDiff, *, changes_only: bool = False) -> str:
+    """A standalone page: summary, side-by-side view and redline view (switched by anchors, no script)."""
+    seen: set[str] = set()
+    views = [_view(entry, seen) for entry in diff.entries if entry.change or not changes_only]
+    first_in_article: dict[str, str] = {}
+    for view in views:
+        if view["entry"].change:
+            first_in_article.setdefault(view["entry"].article, view["id"])
+    return _template().render(diff=diff, summary=diff.summary(), views=views, changes_only=changes_only,
+                              first_in_article=first_in_article)
