@@ -70,7 +70,7 @@ def import_raw(raw_path: Path, treaty: str, lang: str, root: Path) -> ImportResu
     raw_language_text = None
     kept_text = None
     if gazette.is_run_on(text):
-        run_on = gazette.blocks_for(text, lang, shown, findings)
+        run_on = gazette.blocks_for(text, lang, shown, findings, _heldout_vocabulary(root) if lang == "hi" else None)
         blocks, removed, raw_language_text = run_on.blocks, run_on.removed, run_on.raw_text
         quality, kept_text = run_on.quality, run_on.kept
     else:
@@ -119,6 +119,27 @@ def write_files(result: ImportResult, root: Path) -> list[Path]:
         os.replace(temp, target)
         written.append(target)
     return written
+
+
+def _heldout_vocabulary(root: Path) -> frozenset[str] | None:
+    """Words of the clean Hindi texts in `root` that the repair's word list was not built from."""
+    from importlib import resources
+
+    from .devanagari import vocabulary_from_texts
+
+    listed = set(resources.files("consolidate").joinpath("data/hindi_words.sources.txt")
+                 .read_text("utf-8").split())
+    texts, used = [], []
+    for meta_path in sorted((root / "sources").glob("*/treaty.yaml")):
+        meta = yaml.safe_load(meta_path.read_text("utf-8").partition(MACHINE_MARK)[2] or "{}") or {}
+        entry = (meta.get("imports") or {}).get("hi") or {}
+        document = (entry.get("source") or {}).get("document")
+        hindi = meta_path.parent / "hi.txt"
+        if not document or document in listed or entry.get("machine_repaired") or not hindi.is_file():
+            continue
+        texts.append(hindi.read_text("utf-8"))
+        used.append(meta_path.parent.name)
+    return vocabulary_from_texts(*texts) if texts else None
 
 
 def _check_document(document: Document, source: str, findings: Findings) -> None:
