@@ -193,5 +193,49 @@ def effect_dates_command(case: Path, root: Path, positions_path: Path | None) ->
     click.echo(json.dumps(result, ensure_ascii=False, indent=2))
 
 
+@main.command("build")
+@ROOT_OPTION
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the site (default: output/ under --root).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Render treaties in parallel; the output is the same as with one job.")
+@click.option("--strict", is_flag=True, help="Fail, writing nothing, if any finding is recorded.")
+@click.option("--treaty", "treaties", multiple=True, help="Build only this treaty (repeatable).")
+@click.option("--base-url", default=None, help="Public address of the site: adds sitemap.xml and feed.atom.")
+def build_command(root: Path, out: Path | None, jobs: int, strict: bool, treaties: tuple[str, ...],
+                  base_url: str | None) -> None:
+    """Publish every treaty as a static site (atomic, deterministic, incremental)."""
+    from .corpus import treaty_ids
+    from .site import build
+
+    total = len(treaties) or len(treaty_ids(root))
+    if sys.stderr.isatty():
+        with click.progressbar(length=total, label="building", file=sys.stderr) as bar:
+            report = build(root, out or root / "output", jobs=jobs, strict=strict, treaties=list(treaties) or None,
+                           base_url=base_url, progress=lambda _treaty: bar.update(1))
+    else:
+        report = build(root, out or root / "output", jobs=jobs, strict=strict, treaties=list(treaties) or None,
+                       base_url=base_url)
+    click.echo(report.line())
+
+
+@main.command("serve")
+@click.option("--out", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("output"),
+              show_default=True, help="The built site to serve.")
+@click.option("--port", type=int, default=8000, show_default=True)
+def serve_command(out: Path, port: int) -> None:
+    """Preview the built site on localhost (only; never on another address)."""
+    import functools
+    import http.server
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        click.echo(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

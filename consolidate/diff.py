@@ -6,8 +6,10 @@ The JSON format and the eId suffixes of boxes and notes are documented in docs/d
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -21,8 +23,8 @@ from .timeline import TAXES
 
 __all__ = [
     "CHANGE_KINDS", "FORMATS", "PREVIEW", "DiffInputError", "Entry", "Field", "Resolved", "Summary",
-    "TreatyVersions", "VersionDiff", "box_eid", "diff_versions", "load_versions", "note_eid",
-    "resolve", "run_diff",
+    "TreatyVersions", "VersionDiff", "box_eid", "clean", "diff_versions", "load_versions", "node_fields",
+    "note_eid", "resolve", "run_diff",
 ]
 
 CHANGE_KINDS = ("inserted", "deleted", "modified", "moved", "renumbered")
@@ -133,7 +135,11 @@ class Summary:
 
 @dataclass(frozen=True)
 class VersionDiff:
-    """The aligned entries of two versions of one treaty in one language."""
+    """The aligned entries of two versions of one treaty in one language.
+
+    `layout` is the reading order; an unchanged provision is kept there as `(node, depth)`
+    and becomes an `Entry` only when `entries` is read (the whole-text views need it).
+    """
 
     treaty: str
     lang: str
@@ -141,14 +147,18 @@ class VersionDiff:
     to_label: str
     from_version: str
     to_version: str
-    entries: tuple[Entry, ...]
+    layout: tuple
     titles: tuple[tuple[str, str], ...] = ()        # instrument id → title in `lang`
     state: str | None = None
     tax: str | None = None
 
-    @property
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(item if isinstance(item, Entry) else _unchanged(*item) for item in self.layout)
+
+    @cached_property
     def changes(self) -> tuple[Entry, ...]:
-        return tuple(entry for entry in self.entries if entry.change)
+        return tuple(item for item in self.layout if isinstance(item, Entry) and item.change)
 
     def title(self, instrument: str) -> str:
         return dict(self.titles).get(instrument, instrument)
@@ -182,37 +192,37 @@ class VersionDiff:
 
 # ------------------------------------------------------------------ one side of the diff
 
-_CLEAN: dict[str, str] = {}
-
-
-def _clean(text: str | None) -> str:
+def clean(text: str | None) -> str:
+    """The reading text of a label, heading or text (no inline tokens); "" for None."""
     if not text:
         return ""
-    if "{{" not in text:
-        return text
-    # Versions share most strings, so the token scan runs once per distinct string.
-    found = _CLEAN.get(text)
-    if found is None:
-        if len(_CLEAN) > 50_000:
-            _CLEAN.clear()
-        found = _CLEAN[text] = inline.clean(text)
-    return found
+    return inline.clean(text) if "{{" in text else text
+
+
+def node_fields(node: Node) -> tuple[tuple[str, str], ...]:
+    """A provision's label, heading and text as reading text."""
+    return (("label", clean(node.label)), ("heading", clean(node.heading)), ("text", clean(node.text)))
+
+
+def _unchanged(node: Node, depth: int) -> Entry:
+    return Entry(node.eid, node.kind, depth,
+                 tuple(Field(name, ((textdiff.EQUAL, value),) if value else ()) for name, value in node_fields(node)))
+
+
+# Per eId: (node, parent eId, position among siblings, depth, deleted?)
+_NODE, _PARENT, _POSITION, _DEPTH, _DEAD = range(5)
 
 
 class _Side:
-    """One version in one language, indexed by eId: parents, sibling positions, depth, liveness."""
+    """One version in one language, indexed by eId, with its stores keyed by current eIds."""
 
     def __init__(self, version: Version, lang: str):
         if lang not in version.documents:
             raise DiffInputError(f"version {version.id!r} has no {lang!r} text; it has: "
                                  + ", ".join(version.documents))
         self.version = version
-        self.nodes: dict[str, Node] = {}
-        self.parent: dict[str, str | None] = {}
-        self.position: dict[str, int] = {}
-        self.depth: dict[str, int] = {}
+        self.info: dict[str, tuple[Node, str | None, int, int, bool]] = {}
         self.order: list[str] = []
-        self.dead: set[str] = set()
         aliases = version.aliases
         # A deleted eId renamed later (its parent renumbered) is found under its new name.
         deleted = {aliases.get(eid, eid) for eid in version.deleted}
@@ -223,28 +233,26 @@ class _Side:
         self.notes = self._resolve(version.notes)
 
     def _walk(self, nodes: tuple[Node, ...], parent: str | None, depth: int, dead: bool, deleted: set[str]) -> None:
+        info, order = self.info, self.order
         for index, node in enumerate(nodes):
             eid = node.eid
-            self.nodes[eid] = node
-            self.parent[eid] = parent
-            self.position[eid] = index
-            self.depth[eid] = depth
-            self.order.append(eid)
-            gone = dead or eid in deleted
-            if gone:
-                self.dead.add(eid)
+            gone = dead or (eid in deleted if deleted else False)
+            info[eid] = (node, parent, index, depth, gone)
+            order.append(eid)
             if node.children:
-                self._walk(node.children, eid, depth + (0 if node.kind in FLAT_KINDS else 1), gone, deleted)
+                self._walk(node.children, eid, depth if node.kind in FLAT_KINDS else depth + 1, gone, deleted)
 
     def _resolve(self, store: Mapping) -> dict:
         # Stores are keyed by the eId an operation named, which may be an alias of the current one.
-        aliases, out = self.version.aliases, {}
-        for key, value in store.items():
-            out[key if key in self.nodes else aliases.get(key, key)] = value
-        return out
+        aliases, info = self.version.aliases, self.info
+        return {key if key in info else aliases.get(key, key): value for key, value in store.items()}
 
-    def alive(self, eid: str) -> bool:
-        return eid in self.nodes and eid not in self.dead
+    def alive(self, eid: str | None) -> bool:
+        found = self.info.get(eid) if eid is not None else None
+        return found is not None and not found[_DEAD]
+
+    def parent(self, eid: str) -> str | None:
+        return self.info[eid][_PARENT]
 
 
 def _renames(this: Mapping[str, str], other: Mapping[str, str]) -> dict[str, str]:
@@ -256,6 +264,9 @@ def _align(old: _Side, new: _Side) -> dict[str, str]:
     """FROM eId → TO eId; a renumbered provision is matched through the aliases, not by name."""
     forward = _renames(new.version.aliases, old.version.aliases)
     backward = _renames(old.version.aliases, new.version.aliases)
+    present = new.info
+    if not forward and not backward:
+        return {eid: eid for eid in old.order if eid in present}
     undo: dict[str, list[str]] = {}
     for before, after in backward.items():
         undo.setdefault(after, []).append(before)
@@ -264,13 +275,13 @@ def _align(old: _Side, new: _Side) -> dict[str, str]:
     for eid in old.order:
         target = forward.get(eid)
         if target is None:
-            target = next((before for before in undo.get(eid, ()) if before in new.nodes), None)
-        if target is not None and target in new.nodes and target not in claimed:
+            target = next((before for before in undo.get(eid, ()) if before in present), None)
+        if target is not None and target in present and target not in claimed:
             mapping[eid] = target
             claimed.add(target)
     for eid in old.order:
         # A name renumbered away on either side belongs to a different provision there.
-        if eid in mapping or eid in forward or eid in backward or eid not in new.nodes or eid in claimed:
+        if eid in mapping or eid in forward or eid in backward or eid not in present or eid in claimed:
             continue
         mapping[eid] = eid
         claimed.add(eid)
@@ -279,10 +290,9 @@ def _align(old: _Side, new: _Side) -> dict[str, str]:
 
 def _increasing(sequence: list[int]) -> set[int]:
     """Indices of one longest strictly increasing subsequence (patience sorting)."""
+    values: list[int] = []
     tails: list[int] = []
     links: list[int] = [-1] * len(sequence)
-    import bisect
-    values: list[int] = []
     for index, value in enumerate(sequence):
         at = bisect.bisect_left(values, value)
         if at == len(values):
@@ -301,35 +311,8 @@ def _increasing(sequence: list[int]) -> set[int]:
 
 # ------------------------------------------------------------------ diffing
 
-def _ops(old: str, new: str, backend: str) -> Ops:
-    if old == new:
-        return ((textdiff.EQUAL, new),) if new else ()
-    if not old:
-        return ((textdiff.INSERT, new),)
-    if not new:
-        return ((textdiff.DELETE, old),)
-    return tuple(textdiff.diff_words(old, new, backend))
-
-
 def _one_sided(values: Iterable[tuple[str, str]], op: str) -> tuple[Field, ...]:
     return tuple(Field(name, ((op, value),) if value else ()) for name, value in values)
-
-
-def _node_values(node: Node) -> tuple[tuple[str, str], ...]:
-    return (("label", _clean(node.label)), ("heading", _clean(node.heading)), ("text", _clean(node.text)))
-
-
-def _node_fields(before: Node, after: Node, backend: str) -> tuple[Field, ...]:
-    fields = []
-    for name in ("label", "heading", "text"):
-        raw_old, raw_new = getattr(before, name) or "", getattr(after, name) or ""
-        # Equal source strings need neither cleaning twice nor a diff.
-        if raw_old == raw_new:
-            value = _clean(raw_new)
-            fields.append(Field(name, ((textdiff.EQUAL, value),) if value else ()))
-        else:
-            fields.append(Field(name, _ops(_clean(raw_old), _clean(raw_new), backend)))
-    return tuple(fields)
 
 
 class _Differ:
@@ -339,6 +322,15 @@ class _Differ:
         self.old, self.new, self.lang, self.backend = old, new, lang, backend
         self.mapping = _align(old, new)
         self.inverse = {after: before for before, after in self.mapping.items()}
+
+    def ops(self, old: str, new: str) -> Ops:
+        if old == new:
+            return ((textdiff.EQUAL, new),) if new else ()
+        if not old:
+            return ((textdiff.INSERT, new),)
+        if not new:
+            return ((textdiff.DELETE, old),)
+        return tuple(textdiff.diff_words(old, new, self.backend))
 
     def cause(self, old_eid: str | None, new_eid: str | None) -> Provenance | None:
         """The operation in range that changed this provision or, failing that, its nearest ancestor."""
@@ -351,10 +343,10 @@ class _Differ:
             if before is not None and before != after:
                 return before            # a diff back in time undoes this operation
             if new_eid:
-                new_eid = new.parent.get(new_eid)
+                new_eid = new.parent(new_eid)
                 old_eid = self.inverse.get(new_eid) if new_eid else None
             else:
-                old_eid = old.parent.get(old_eid)
+                old_eid = old.parent(old_eid)
                 new_eid = self.mapping.get(old_eid) if old_eid else None
         return None
 
@@ -367,76 +359,112 @@ class _Differ:
 
     def moved(self) -> set[str]:
         """TO eIds of provisions (alive on both sides) under another parent or out of sibling order."""
-        old, new, mapping = self.old, self.new, self.mapping
+        old_info, new_info, mapping, inverse = self.old.info, self.new.info, self.mapping, self.inverse
+        if self._same_shape():
+            return set()
         moved: set[str] = set()
         groups: dict[str | None, list[tuple[int, str]]] = {}
-        for before, after in mapping.items():
-            if not (old.alive(before) and new.alive(after)):
+        for after in self.new.order:
+            before = inverse.get(after)
+            if before is None:
                 continue
-            parent = old.parent[before]
-            if (mapping.get(parent) if parent else None) != new.parent[after]:
+            _, old_parent, old_position, _, old_dead = old_info[before]
+            _, parent, _, _, dead = new_info[after]
+            if old_dead or dead:
+                continue
+            if (mapping.get(old_parent) if old_parent is not None else None) != parent:
                 moved.add(after)
-                continue
-            groups.setdefault(new.parent[after], []).append((new.position[after], after))
+            else:
+                groups.setdefault(parent, []).append((old_position, after))   # in TO order
         for members in groups.values():
-            members.sort()
-            sequence = [old.position[self.inverse[after]] for _, after in members]
-            if all(a < b for a, b in zip(sequence, sequence[1:])):
+            if all(a[0] < b[0] for a, b in zip(members, members[1:])):
                 continue
-            keep = _increasing(sequence)
+            keep = _increasing([position for position, _ in members])
             moved.update(after for index, (_, after) in enumerate(members) if index not in keep)
         return moved
 
-    def provision_entries(self) -> tuple[dict[str, Entry], dict[str, Entry]]:
-        """Entries for TO-side eIds and for FROM-only eIds."""
-        old, new, backend = self.old, self.new, self.backend
-        moved = self.moved()
-        on_new: dict[str, Entry] = {}
+    def _same_shape(self) -> bool:
+        """Whether every parent has the same children, in the same order, on both sides (so nothing moved)."""
+        old, new, mapping, inverse = self.old, self.new, self.mapping, self.inverse
+        old_top = [mapping.get(node.eid) for node in old.version.documents[self.lang].nodes]
+        if old_top != [node.eid for node in new.version.documents[self.lang].nodes]:
+            return False
         for eid in new.order:
-            node = new.nodes[eid]
-            before = self.inverse.get(eid)
-            was, now = before is not None and old.alive(before), new.alive(eid)
-            depth = new.depth[eid]
-            renamed = before if before is not None and before != eid else None
-            if was and now:
-                entry = self._pair(before, eid, moved, depth)
-            elif now:
-                entry = Entry(eid, node.kind, depth, _one_sided(_node_values(node), textdiff.INSERT), "inserted",
-                              old_eid=renamed, cause=self.cause(before, eid))
+            node = new.info[eid][_NODE]
+            before = inverse.get(eid)
+            if before is None:
+                if node.children:
+                    return False     # a new parent: its children may have come from elsewhere
+                continue
+            old_node = old.info[before][_NODE]
+            if old_node is node and before == eid:
+                continue             # a shared subtree has the same children by construction
+            if [mapping.get(child.eid) for child in old_node.children] != [child.eid for child in node.children]:
+                return False
+        return True
+
+    def provisions(self) -> tuple[dict[str, Entry | tuple], dict[str, Entry]]:
+        """Layout items for TO-side eIds (an unchanged one as `(node, depth)`) and entries of FROM-only eIds."""
+        old_info, new_info, inverse = self.old.info, self.new.info, self.inverse
+        old_retained, new_retained = self.old.retained, self.new.retained
+        moved = self.moved()
+        on_new: dict[str, Entry | tuple] = {}
+        for eid in self.new.order:
+            node, _, _, depth, dead = new_info[eid]
+            before = inverse.get(eid)
+            old_node, was = None, False
+            if before is not None:
+                old_node, _, _, _, old_dead = old_info[before]
+                was = not old_dead
+            if was and not dead:
+                # The common case first: same eId, same place, same strings — nothing to diff.
+                if (before == eid and (old_node is node or (old_node.text == node.text and old_node.label == node.label
+                                                            and old_node.heading == node.heading))
+                        and eid not in moved and eid not in new_retained and before not in old_retained):
+                    on_new[eid] = (node, depth)
+                else:
+                    on_new[eid] = self._pair(before, eid, moved, depth)
+            elif not dead:
+                on_new[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(node), textdiff.INSERT), "inserted",
+                                    old_eid=before if before not in (None, eid) else None, cause=self.cause(before, eid))
             elif was:
-                entry = Entry(eid, node.kind, depth, _one_sided(_node_values(old.nodes[before]), textdiff.DELETE),
-                              "deleted", old_eid=renamed, cause=self.cause(before, eid))
-            else:
-                continue
-            on_new[eid] = entry
+                on_new[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(old_node), textdiff.DELETE),
+                                    "deleted", old_eid=before if before != eid else None,
+                                    cause=self.cause(before, eid))
         on_old: dict[str, Entry] = {}
-        for eid in old.order:
-            if eid in self.mapping or not old.alive(eid):
+        for eid in self.old.order:
+            if eid in self.mapping:
                 continue
-            node = old.nodes[eid]
-            on_old[eid] = Entry(eid, node.kind, old.depth[eid], _one_sided(_node_values(node), textdiff.DELETE),
-                                "deleted", cause=self.cause(eid, None))
+            node, _, _, depth, dead = old_info[eid]
+            if not dead:
+                on_old[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(node), textdiff.DELETE),
+                                    "deleted", cause=self.cause(eid, None))
         return on_new, on_old
 
     def _pair(self, before: str, after: str, moved: set[str], depth: int) -> Entry:
-        old_node, new_node = self.old.nodes[before], self.new.nodes[after]
-        fields = _node_fields(old_node, new_node, self.backend)
+        old_node, new_node = self.old.info[before][_NODE], self.new.info[after][_NODE]
+        fields, changed = [], set()
+        for (name, old_value), (_, new_value) in zip(node_fields(old_node), node_fields(new_node)):
+            ops = self.ops(old_value, new_value)
+            fields.append(Field(name, ops))
+            if old_value != new_value:
+                changed.add(name)
         kinds = []
         if before.rsplit("__", 1)[-1] != after.rsplit("__", 1)[-1]:
             kinds.append("renumbered")   # its own number changed, not just a renumbered parent's
+            changed.discard("label")     # which changes the label by itself
         if after in moved:
             kinds.append("moved")
         replaced = self.box_replaced(before, after)
-        # A renumbering changes the label by itself; that alone is not a modification.
-        if replaced or any(f.changed for f in fields if f.name != "label" or "renumbered" not in kinds):
+        if replaced or changed:
             kinds.append("modified")
         old_eid = before if before != after else None
         if not kinds:
-            return Entry(after, new_node.kind, depth, fields, old_eid=old_eid)
+            return Entry(after, new_node.kind, depth, tuple(fields), old_eid=old_eid)
         cause = replaced or self.cause(before, after)
-        return Entry(after, new_node.kind, depth, fields, kinds[0], tuple(kinds[1:]), old_eid, cause)
+        return Entry(after, new_node.kind, depth, tuple(fields), kinds[0], tuple(kinds[1:]), old_eid, cause)
 
-    def extra_entries(self) -> tuple[dict[str, list[Entry]], dict[str, list[Entry]], dict[str, list[Entry]]]:
+    def extras(self) -> tuple[dict[str, list[Entry]], dict[str, list[Entry]], dict[str, list[Entry]]]:
         """MLI boxes and notes: those placed inside their anchor, those after it, those of FROM-only anchors."""
         lang = self.lang
         within: dict[str, list[Entry]] = {}
@@ -452,25 +480,25 @@ class _Differ:
                     while key in items:
                         n += 1
                         key = f"{eid}_{n}"
-                    values = (("lead_in", _clean(box.lead_in.get(lang))), ("heading", _clean(box.heading.get(lang))),
-                              ("text", _clean(box.text.get(lang))))
+                    values = (("lead_in", clean(box.lead_in.get(lang))), ("heading", clean(box.heading.get(lang))),
+                              ("text", clean(box.text.get(lang))))
                     items[key] = ("mli_box", anchor, box.after_line is not None, values, box.by,
                                   (box.mli_article, box.mli_paragraph, box.relation))
             for target, notes in side.notes.items():
                 for note in notes:
-                    values = (("heading", _clean(note.heading.get(lang))), ("text", _clean(note.text.get(lang))))
+                    values = (("heading", clean(note.heading.get(lang))), ("text", clean(note.text.get(lang))))
                     items[note_eid(to_new(target), note.by)] = ("note", target, False, values, note.by, None)
             return items
 
         olds = keyed(self.old, lambda eid: self.mapping.get(eid, eid))
         news = keyed(self.new, lambda eid: eid)
         for key, (kind, anchor, inside, values, by, mli) in news.items():
-            depth = self.new.depth.get(anchor, 0)
+            depth = self.new.info[anchor][_DEPTH] if anchor in self.new.info else 0
             if key in olds:
                 old_values, old_by = olds[key][3], olds[key][4]
-                fields = tuple(Field(name, _ops(value, new_value, self.backend))
+                fields = tuple(Field(name, self.ops(value, new_value))
                                for (name, value), (_, new_value) in zip(old_values, values))
-                changed = any(f.changed for f in fields)
+                changed = old_values != values
                 old_anchor = self.inverse.get(anchor, anchor)
                 old_key = key.replace(anchor, old_anchor, 1) if old_anchor != anchor else None
                 entry = Entry(key, kind, depth, fields, "modified" if changed else None, (), old_key,
@@ -481,8 +509,8 @@ class _Differ:
         for key, (kind, anchor, inside, values, by, mli) in olds.items():
             if key in news:
                 continue
-            entry = Entry(key, kind, self.old.depth.get(anchor, 0), _one_sided(values, textdiff.DELETE), "deleted",
-                          cause=by, mli=mli)
+            depth = self.old.info[anchor][_DEPTH] if anchor in self.old.info else 0
+            entry = Entry(key, kind, depth, _one_sided(values, textdiff.DELETE), "deleted", cause=by, mli=mli)
             if anchor in self.mapping:
                 (within if inside else after).setdefault(self.mapping[anchor], []).append(entry)
             else:
@@ -498,22 +526,23 @@ def diff_versions(old: Version, new: Version, lang: str, *, treaty: str | None =
     textdiff.backend_name(backend)   # an unknown or missing backend fails before any work
     old_side, new_side = _Side(old, lang), _Side(new, lang)
     differ = _Differ(old_side, new_side, lang, backend)
-    on_new, on_old = differ.provision_entries()
-    within, after, orphans = differ.extra_entries()
+    on_new, on_old = differ.provisions()
+    within, after, orphans = differ.extras()
 
     # FROM-only provisions follow the entry of their nearest preceding FROM provision.
     attached: dict[str | None, list[str]] = {}
-    anchor: str | None = None
-    for eid in old_side.order:
-        if eid in on_old:
-            attached.setdefault(anchor, []).append(eid)
-        elif eid in differ.mapping and differ.mapping[eid] in on_new:
-            anchor = differ.mapping[eid]
+    if on_old:
+        anchor: str | None = None
+        for eid in old_side.order:
+            if eid in on_old:
+                attached.setdefault(anchor, []).append(eid)
+            elif eid in differ.mapping and differ.mapping[eid] in on_new:
+                anchor = differ.mapping[eid]
 
-    out: list[Entry] = []
+    out: list = []
 
     def emit_old(key: str | None) -> None:
-        for eid in attached.get(key, ()):
+        for eid in attached[key]:
             out.append(on_old[eid])
             out.extend(orphans.get(eid, ()))
 
@@ -522,22 +551,26 @@ def diff_versions(old: Version, new: Version, lang: str, *, treaty: str | None =
             eid = node.eid
             if eid in on_new:
                 out.append(on_new[eid])
-            out.extend(within.get(eid, ()))
-            emit_old(eid)
+            if eid in within:
+                out.extend(within[eid])
+            if eid in attached:
+                emit_old(eid)
             if node.children:
                 emit(node.children)
-            out.extend(after.get(eid, ()))
+            if eid in after:
+                out.extend(after[eid])
 
-    emit_old(None)
+    if None in attached:
+        emit_old(None)
     emit(new.documents[lang].nodes)
     # A box or note whose anchor is in neither tree still is a change: never drop it.
-    placed = {id(entry) for entry in out}
+    placed = {id(item) for item in out if isinstance(item, Entry)}
     for group in (within, after, orphans):
         for entries in group.values():
             out.extend(entry for entry in entries if id(entry) not in placed)
-    document = new.documents[lang]
-    named = {e.cause.instrument for e in out if e.change and e.cause}
+    named = {item.cause.instrument for item in out if isinstance(item, Entry) and item.change and item.cause}
     titles = tuple((i.id, i.title_in(lang)) for i in instruments if i.id in named)
+    document = new.documents[lang]
     return VersionDiff(treaty or document.treaty, lang, from_label or old.id, to_label or new.id, old.id, new.id,
                        tuple(out), titles, state, tax)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from importlib import resources
+from typing import NamedTuple
 
-from .diff import FORMATS, DiffInputError, Entry, Field, VersionDiff
+from .diff import FORMATS, DiffInputError, Entry, Field, VersionDiff, node_fields
+from .model import Node
 
 # Plain text marks changes the way `git diff --word-diff=plain` does.
 PLAIN = {"insert": ("{+", "+}"), "delete": ("[-", "-]")}
@@ -55,17 +58,8 @@ def _describe(entry: Entry) -> str:
     return "@@ " + " · ".join(parts) + " @@"
 
 
-def _entry_lines(entry: Entry, color: bool) -> list[str]:
-    pad = INDENT * entry.depth
-    if entry.kind in BOX_PREFIX:
-        pad += BOX_PREFIX[entry.kind]
-        lines: list[str] = []
-        for field in entry.fields:
-            lines.extend(line for line in _field_text(field, color).split("\n") if line)
-        return [pad + line for line in lines]
-    label = _field_text(entry.field("label"), color)
-    heading = _field_text(entry.field("heading"), color)
-    body = [line for line in _field_text(entry.field("text"), color).split("\n") if line]
+def _provision_lines(pad: str, label: str, heading: str, text: str) -> list[str]:
+    body = [line for line in text.split("\n") if line]
     lines = []
     # Label and heading on a line of their own when there is a heading, as `consolidate export` prints.
     if heading or not body:
@@ -76,6 +70,23 @@ def _entry_lines(entry: Entry, color: bool) -> list[str]:
         body[0] = f"{label} {body[0]}"
     lines.extend(body)
     return [pad + line for line in lines]
+
+
+def _entry_lines(entry: Entry, color: bool) -> list[str]:
+    pad = INDENT * entry.depth
+    if entry.kind in BOX_PREFIX:
+        pad += BOX_PREFIX[entry.kind]
+        lines: list[str] = []
+        for field in entry.fields:
+            lines.extend(line for line in _field_text(field, color).split("\n") if line)
+        return [pad + line for line in lines]
+    return _provision_lines(pad, _field_text(entry.field("label"), color), _field_text(entry.field("heading"), color),
+                            _field_text(entry.field("text"), color))
+
+
+def _unchanged_lines(node: Node, depth: int) -> list[str]:
+    (_, label), (_, heading), (_, text) = node_fields(node)
+    return _provision_lines(INDENT * depth, label, heading, text)
 
 
 def _headline(diff: VersionDiff) -> list[str]:
@@ -96,16 +107,24 @@ def _headline(diff: VersionDiff) -> list[str]:
 def render_text(diff: VersionDiff, *, color: bool = False, changes_only: bool = False) -> str:
     """Whole text with changes marked (or only the changed provisions), plain or coloured."""
     blocks = ["\n".join(_headline(diff))]
-    for entry in diff.entries:
-        if changes_only and not entry.change:
-            continue
-        lines = _entry_lines(entry, color)
-        if entry.change:
-            header = _describe(entry)
-            if color:
-                start, end = ANSI["header"]
-                header = f"{start}{header}{end}"
-            lines.insert(0, header)
+    for item in diff.changes if changes_only else diff.layout:
+        if not isinstance(item, Entry):
+            node, depth = item
+            text, label = node.text, node.label
+            if (not node.heading and text and "\n" not in text and "{{" not in text
+                    and (label is None or "{{" not in label)):
+                # Most provisions are one line, label first; the general path gives the same.
+                blocks.append(INDENT * depth + (f"{label} {text}" if label else text))
+                continue
+            lines = _unchanged_lines(node, depth)
+        else:
+            lines = _entry_lines(item, color)
+            if item.change:
+                header = _describe(item)
+                if color:
+                    start, end = ANSI["header"]
+                    header = f"{start}{header}{end}"
+                lines.insert(0, header)
         if lines:
             blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
@@ -120,29 +139,55 @@ def _environment():
                               lstrip_blocks=True, keep_trailing_newline=True)
 
 
+@lru_cache(maxsize=1)
 def _template():
     source = resources.files("consolidate").joinpath("templates", "diff.html").read_text("utf-8")
     return _environment().from_string(source)
 
 
-def _view(entry: Entry, seen: set[str]) -> dict:
+class _View(NamedTuple):
+    """What the template needs of one entry; an unchanged provision carries its three strings."""
+
+    id: str
+    entry: Entry | None
+    depth: int
+    box: bool
+    label: str = ""
+    heading: str = ""
+    text: str = ""
+    fields: dict | None = None
+
+
+def _unique(eid: str, seen: set[str]) -> str:
     # Ids must be unique in a page; a FROM-only provision may share its eId with a TO one.
-    anchor, n = entry.eid, 1
+    anchor, n = eid, 1
     while anchor in seen:
         n += 1
-        anchor = f"{entry.eid}~{n}"
+        anchor = f"{eid}~{n}"
     seen.add(anchor)
-    return {"entry": entry, "id": anchor, "fields": {f.name: f.ops for f in entry.fields},
-            "box": entry.kind in BOX_PREFIX}
+    return anchor
+
+
+def _views(diff: VersionDiff, changes_only: bool) -> list[_View]:
+    seen: set[str] = set()
+    views = []
+    for item in diff.changes if changes_only else diff.layout:
+        if isinstance(item, Entry):
+            views.append(_View(_unique(item.eid, seen), item, item.depth, item.kind in BOX_PREFIX,
+                               fields={f.name: f.ops for f in item.fields}))
+        else:
+            node, depth = item
+            (_, label), (_, heading), (_, text) = node_fields(node)
+            views.append(_View(_unique(node.eid, seen), None, depth, False, label, heading, text))
+    return views
 
 
 def render_html(diff: VersionDiff, *, changes_only: bool = False) -> str:
     """A standalone page: summary, side-by-side view and redline view (switched by anchors, no script)."""
-    seen: set[str] = set()
-    views = [_view(entry, seen) for entry in diff.entries if entry.change or not changes_only]
+    views = _views(diff, changes_only)
     first_in_article: dict[str, str] = {}
     for view in views:
-        if view["entry"].change:
-            first_in_article.setdefault(view["entry"].article, view["id"])
+        if view.entry is not None and view.entry.change:
+            first_in_article.setdefault(view.entry.article, view.id)
     return _template().render(diff=diff, summary=diff.summary(), views=views, changes_only=changes_only,
                               first_in_article=first_in_article)

@@ -46,10 +46,19 @@ def replaced_marker(box: Box | None, marker: dict, lang: str, article: int | Non
         article=box.mli_article if box else article, paragraph=box.mli_paragraph if box else paragraph)
 
 
+def country_names(lang: str) -> dict[str, str]:
+    """State names per ISO code in one language (English where the language has none)."""
+    import yaml
+    from importlib import resources
+
+    data = yaml.safe_load(resources.files("consolidate").joinpath("data/countries.yaml").read_text("utf-8"))
+    return {**data.get("en", {}), **data.get(lang, {})}
+
+
 def preface(dates, lang: str, names: dict | None = None) -> list[str]:
     """The generated entry-into-effect section for an MLI version's dates (`VersionDates`)."""
     wording = (mli_wording().get(lang) or mli_wording()["en"])["preface"]
-    names = names or {}
+    names = names if names is not None else country_names(lang)
     lines = [wording["heading"]]
     result = dates.mli
     if result is None:
