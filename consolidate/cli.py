@@ -65,7 +65,8 @@ def import_command(raw: Path, treaty: str, lang: str, root: Path, strict: bool, 
 @main.command("export")
 @click.argument("treaty")
 @click.option("--lang", default=None, help="Language (default: the treaty's first).")
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "akn"]), default="json", show_default=True,
+              help="json (the export format), text (readable), akn (Akoma Ntoso 3.0 XML; needs --version or --as-of).")
 @click.option("--version", "version_id", default=None,
               help="A version id (base, an overlay id, latest); default: the source text alone.")
 @click.option("--as-of", "as_of", default=None, help="The text in effect on this date (YYYY-MM-DD).")
@@ -84,6 +85,9 @@ def export_command(treaty: str, lang: str | None, fmt: str, version_id: str | No
     if version_id is None and as_of is None:
         if state or tax:
             raise UsageError("--state and --tax need --as-of")
+        if fmt == "akn":
+            version_id = "latest"
+    if version_id is None and as_of is None:
         document = load_treaty(root, treaty).document(lang)
         click.echo(to_json(document) if fmt == "json" else to_text(document), nl=False)
         return
@@ -97,6 +101,13 @@ def export_command(treaty: str, lang: str | None, fmt: str, version_id: str | No
         version = text_as_of(edition.treaty.documents, list(edition.instruments), dates, _date(as_of), state, tax)
     else:
         version = edition.version(version_id)
+    if fmt == "akn":
+        from .akn import version_to_akn
+
+        applied = list(edition.instruments) if as_of is None else [
+            i for i in edition.instruments if i.id in {p.instrument for p in version.provenance.values()}]
+        sys.stdout.buffer.write(version_to_akn(version, edition.treaty.meta, lang, instruments=applied, dates=dates))
+        return
     if fmt == "json":
         payload = version_json(version, lang, treaty, dates[version.id].to_json() if version.id in dates else None)
         if as_of is not None:
