@@ -6,12 +6,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from .errors import Location, MetadataError, UsageError
 from .findings import Findings
 from .model import Document, TreatyMeta
 from .sourcefmt import read_document
+from .yamlload import loads_yaml, parse_date
 
 TREATY_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LANG_RE = re.compile(r"^[a-z]{2,3}$")
@@ -55,12 +54,8 @@ def load_meta(root: Path, treaty: str) -> TreatyMeta:
     if not path.is_file():
         known = ", ".join(treaty_ids(root)) or "none"
         raise UsageError(f"unknown treaty {treaty!r} (no {shown}); known treaties: {known}")
-    try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise MetadataError(f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                            Location(shown, mark.line + 1 if mark else None)) from None
+    inside(root, path, shown)
+    data = loads_yaml(_read_text(path, shown), shown, MetadataError)
     if not isinstance(data, dict):
         raise MetadataError("expected a mapping with id, parties, languages …", Location(shown, 1))
     if data.get("id") != treaty:
@@ -69,8 +64,40 @@ def load_meta(root: Path, treaty: str) -> TreatyMeta:
     if not isinstance(languages, list) or not languages or not all(isinstance(x, str) and LANG_RE.match(x)
                                                                    for x in languages):
         raise MetadataError("languages: expected a list of language codes such as [hi, en]", Location(shown))
-    return TreatyMeta(treaty, tuple(data.get("parties") or ()), tuple(languages), data.get("prevails"),
+    parties = data.get("parties") or []
+    if not isinstance(parties, list) or not all(isinstance(p, str) and re.fullmatch(r"[A-Z]{2}", p) for p in parties):
+        raise MetadataError("parties: expected a list of ISO 3166 alpha-2 codes such as [IN, PT]",
+                            Location(shown, data.key_line("parties")))
+    dates = data.get("dates") or {}
+    if not isinstance(dates, dict):
+        raise MetadataError("dates: expected a mapping", Location(shown, data.key_line("dates")))
+    for key in ("signed", "entry_into_force"):
+        if dates.get(key) is not None:
+            dates[key] = parse_date(dates[key], shown, dates.key_line(key), MetadataError)
+    for code, rules in (dates.get("effect") or {}).items():
+        for kind, rule in (rules or {}).items():
+            if isinstance(rule, dict) and rule.get("from") is not None:
+                rule["from"] = parse_date(rule["from"], shown, rule.key_line("from"), MetadataError)
+    return TreatyMeta(treaty, tuple(parties), tuple(languages), data.get("prevails"),
                       data.get("titles") or {}, data)
+
+
+def _read_text(path: Path, shown: str) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetadataError(f"not valid UTF-8 (byte {exc.start}); expected UTF-8 text",
+                            Location(shown, data[: exc.start].count(b"\n") + 1)) from None
+
+
+def inside(root: Path, path: Path, shown: str) -> Path:
+    """The real path of `path`, which must lie inside `root` (a symlink out of it is refused)."""
+    real = path.resolve()
+    if not real.is_relative_to(root.resolve()):
+        raise MetadataError("refusing to read a file outside the project (a symbolic link points out of it)",
+                            Location(shown))
+    return real
 
 
 def load_treaty(root: Path, treaty: str, findings: Findings | None = None) -> Treaty:
@@ -82,6 +109,7 @@ def load_treaty(root: Path, treaty: str, findings: Findings | None = None) -> Tr
         if not path.is_file():
             raise MetadataError(f"languages lists {lang!r} but sources/{treaty}/{lang}.txt does not exist",
                                 Location(f"sources/{treaty}/treaty.yaml"))
+        inside(root, path, f"sources/{treaty}/{lang}.txt")
         documents[lang] = read_document_relative(root, path, treaty, lang, findings)
     return Treaty(meta, documents)
 

@@ -14,6 +14,8 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable, Mapping
 
+import regex
+
 from . import inline, textdiff
 from .engine import Provenance, Version, build_versions, find_version
 from .errors import OverlayError, UsageError
@@ -311,6 +313,75 @@ def _increasing(sequence: list[int]) -> set[int]:
 
 # ------------------------------------------------------------------ diffing
 
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by halving (slice comparisons run in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, min(len(a), len(b), limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle:] == b[len(b) - middle:]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _word_start(text: str, at: int) -> bool:
+    """Whether `at` starts a word right after whitespace: a token boundary in any text."""
+    # A letter or digit after a lone whitespace cluster begins a new cluster and a new token;
+    # the \X check rules out the rare letter-like extenders that would join the whitespace.
+    return (0 < at < len(text) and text[at - 1].isspace() and text[at].isalnum()
+            and len(_CLUSTER.match(text, at - 1).group()) == 1)
+
+
+_CLUSTER = regex.compile(r"\X")
+
+
+def word_diff(old: str, new: str, backend: str = "auto") -> Ops:
+    """`textdiff.diff_words`, given only the part between the unchanged head and tail of the texts.
+
+    Head and tail are cut at a word start after whitespace in both texts, so no word or
+    grapheme is split; tokenising and diffing the whole of a long paragraph for a one-word
+    edit is what made whole-treaty diffs slow.
+    """
+    head = _common_prefix(old, new)
+    cut = head - 1 if head < min(len(old), len(new)) else head - 1
+    while cut > 0 and not _word_start(old, cut):
+        cut -= 1
+    start = max(cut, 0)
+    tail = _common_suffix(old, new, min(len(old), len(new)) - start)
+    end = len(old) - tail + 1
+    while end < len(old) and not _word_start(old, end):
+        end += 1
+    end = min(end, len(old))
+    if end < len(old) and not _word_start(new, len(new) - (len(old) - end)):
+        end = len(old)   # the whitespace before the cut must be shared: else no cut
+    rest = len(old) - end
+    middle = textdiff.diff_words(old[start:end], new[start:len(new) - rest], backend)
+    ops: list[tuple[str, str]] = [(textdiff.EQUAL, old[:start])] if start else []
+    for op in middle:
+        if ops and op[0] == textdiff.EQUAL and ops[-1][0] == textdiff.EQUAL:
+            ops[-1] = (textdiff.EQUAL, ops[-1][1] + op[1])
+        else:
+            ops.append(op)
+    if rest:
+        if ops and ops[-1][0] == textdiff.EQUAL:
+            ops[-1] = (textdiff.EQUAL, ops[-1][1] + old[end:])
+        else:
+            ops.append((textdiff.EQUAL, old[end:]))
+    return tuple(ops)
+
+
 def _one_sided(values: Iterable[tuple[str, str]], op: str) -> tuple[Field, ...]:
     return tuple(Field(name, ((op, value),) if value else ()) for name, value in values)
 
@@ -330,7 +401,7 @@ class _Differ:
             return ((textdiff.INSERT, new),)
         if not new:
             return ((textdiff.DELETE, old),)
-        return tuple(textdiff.diff_words(old, new, self.backend))
+        return word_diff(old, new, self.backend)
 
     def cause(self, old_eid: str | None, new_eid: str | None) -> Provenance | None:
         """The operation in range that changed this provision or, failing that, its nearest ancestor."""

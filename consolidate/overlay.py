@@ -167,6 +167,9 @@ def load_instruments(root: Path, treaty: str, problems: list[Problem] | None = N
         shown = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
         collected: list[Problem] = []
         try:
+            if not path.resolve().is_relative_to(root.resolve()):
+                raise OverlayError("refusing to read a file outside the project (a symbolic link points out of it)",
+                                   Location(shown))
             instrument = load_instrument(path, shown, collected)
         except OverlayError as exc:
             collected.append(Problem(exc.location or Location(shown), exc.message))
