@@ -354,18 +354,17 @@ def word_diff(old: str, new: str, backend: str = "auto") -> Ops:
     grapheme is split; tokenising and diffing the whole of a long paragraph for a one-word
     edit is what made whole-treaty diffs slow.
     """
-    head = _common_prefix(old, new)
-    cut = head - 1 if head < min(len(old), len(new)) else head - 1
-    while cut > 0 and not _word_start(old, cut):
-        cut -= 1
-    start = max(cut, 0)
+    # The head ends before the first difference, so the character after the cut is shared too.
+    start = _common_prefix(old, new) - 1
+    while start > 0 and not _word_start(old, start):
+        start -= 1
+    start = max(start, 0)
+    # The tail begins one past a shared whitespace character, after the head.
     tail = _common_suffix(old, new, min(len(old), len(new)) - start)
     end = len(old) - tail + 1
     while end < len(old) and not _word_start(old, end):
         end += 1
     end = min(end, len(old))
-    if end < len(old) and not _word_start(new, len(new) - (len(old) - end)):
-        end = len(old)   # the whitespace before the cut must be shared: else no cut
     rest = len(old) - end
     middle = textdiff.diff_words(old[start:end], new[start:len(new) - rest], backend)
     ops: list[tuple[str, str]] = [(textdiff.EQUAL, old[:start])] if start else []

@@ -306,26 +306,33 @@ def _diff_fragment(result):
 
 
 def _point_in_time(edition, versions, dates, languages, common, prefix, meta, treaty, base) -> dict[str, bytes]:
-    """Pages for every combination of instruments in effect that a state, tax and date can give."""
+    """The point-in-time chooser, and a page for each combination of instruments in effect that a
+    state, tax and date can give and that is not already a version (those link to the version)."""
     instruments = list(edition.instruments)
+    order = [i.id for i in instruments]
     states = sorted({code for d in dates.values() for code in d.effect})
     changes: dict[str, dict[str, list]] = {}
-    subsets: dict[str, list[str]] = {"base": []}
+    extra: dict[str, list[str]] = {}
     for state in states:
         for tax in TAXES:
             points = sorted({d for i in instruments for d in [dates[i.id].effect.get(state, {}).get(tax)] if d})
             steps = []
             for day in [date(1, 1, 1), *points]:
                 chosen = [i.id for i in instruments if dates[i.id].effective(state, tax, day)]
-                key = "base" + "".join(f"+{x}" for x in chosen)
-                subsets[key] = chosen
-                steps.append([day.isoformat(), key])
+                if chosen == order[: len(chosen)]:
+                    # The instruments in effect are the first n: that is a version, with its own page.
+                    target = f"{chosen[-1] if chosen else 'base'}.html"
+                else:
+                    key = "base" + "".join(f"+{x}" for x in chosen)
+                    extra[key] = chosen
+                    target = f"as-of/{key}.html"
+                steps.append([day.isoformat(), target])
             changes.setdefault(state, {})[tax] = steps
     files = {}
     for lang in languages:
-        for key, chosen in sorted(subsets.items()):
+        for key, chosen in sorted(extra.items()):
             version = as_of(edition.treaty.documents, [i for i in instruments if i.id in chosen],
-                            {i.id: dates[i.id] for i in instruments}, date.max, None, None) if chosen else base
+                            {i.id: dates[i.id] for i in instruments}, date.max, None, None)
             footnotes = Footnotes()
             files[f"{prefix}{lang}/as-of/{key}.html"] = render(
                 "as_of.html", **common, root="../../../../", page_lang=lang, lang=lang,

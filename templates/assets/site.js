@@ -34,10 +34,10 @@
     pit.addEventListener("submit", function (event) {
       event.preventDefault();
       var steps = data[pit.elements.state.value][pit.elements.tax.value];
-      var day = pit.elements.date.value, key = steps[0][1];
-      steps.forEach(function (step) { if (step[0] <= day) { key = step[1]; } });
-      document.querySelector(".pit-result").textContent = "Opening: " + key;
-      location.href = "as-of/" + key + ".html";
+      var day = pit.elements.date.value, target = steps[0][1];
+      steps.forEach(function (step) { if (step[0] <= day) { target = step[1]; } });
+      document.querySelector(".pit-result").textContent = "Opening: " + target;
+      location.href = target;
     });
   }
 }());
