@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import jinja2
@@ -23,14 +22,10 @@ KIND_NAMES = {"title": "Title", "preamble": "Preamble", "final": "Final clauses"
 
 
 def templates_dir() -> Path:
-    """The site templates: shipped as consolidate.site_templates, or templates/ in a checkout."""
-    try:
-        found = resources.files("consolidate.site_templates")
-        path = Path(str(found))
-        if (path / "base.html").is_file():
-            return path
-    except (ModuleNotFoundError, TypeError):
-        pass
+    """The site templates: installed as consolidate/site_templates, or templates/ in a checkout."""
+    installed = Path(__file__).resolve().parent / "site_templates"
+    if (installed / "base.html").is_file():
+        return installed
     return Path(__file__).resolve().parent.parent / "templates"
 
 
