@@ -204,6 +204,29 @@ def effect_dates_command(case: Path, root: Path, positions_path: Path | None) ->
     click.echo(json.dumps(result, ensure_ascii=False, indent=2))
 
 
+@main.command("diff")
+@click.argument("treaty")
+@click.argument("from_spec", metavar="FROM")
+@click.argument("to_spec", metavar="TO")
+@click.option("--lang", default=None, help="Language (default: the treaty's first).")
+@click.option("--format", "fmt", type=click.Choice(["text", "html", "json"]), default="text", show_default=True)
+@click.option("--changes-only", is_flag=True, help="Show only the provisions that changed.")
+@click.option("--preview", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A draft overlay not yet in overlays/: diff the latest version against it applied.")
+@click.option("--state", default=None, help="With dates as FROM/TO: the state whose dates count.")
+@click.option("--tax", type=click.Choice(["withholding", "other"]), default=None,
+              help="With dates as FROM/TO: the kind of tax whose dates count.")
+@ROOT_OPTION
+def diff_command(treaty: str, from_spec: str, to_spec: str, lang: str | None, fmt: str, changes_only: bool,
+                 preview: Path | None, state: str | None, tax: str | None, root: Path) -> None:
+    """Show what changed between two versions (ids such as base, mli, latest, or dates YYYY-MM-DD)."""
+    from .diff import run_diff
+
+    output = run_diff(root, treaty, from_spec, to_spec, lang=lang, fmt=fmt, changes_only=changes_only,
+                      preview=preview, state=state, tax=tax, color=fmt == "text" and sys.stdout.isatty())
+    click.echo(output, nl=not output.endswith("\n"))
+
+
 @main.command("build")
 @ROOT_OPTION
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
