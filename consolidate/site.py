@@ -26,6 +26,7 @@ from .errors import ConsolidateError, Location, StrictFailure, UsageError
 from .export import version_json
 from .findings import Findings
 from .render import (LANGUAGE_NAMES, Footnotes, render, templates_dir, toc, view_tree)
+from .search import build_index
 from .timeline import TAXES, all_dates, as_of
 
 CACHE_FORMAT = 1
@@ -493,15 +494,10 @@ def _global_pages(outputs: list[TreatyOutput], base_url: str | None, findings: l
     files = {
         "index.html": render("index.html", **common, page_lang="en", title="Tax treaties",
                              treaties=[o.summary for o in outputs]).encode(),
-        "search.html": render("search.html", **common, page_lang="en", title="Search",
-                              shards=[o.treaty for o in outputs]).encode(),
+        "search.html": render("search.html", **common, page_lang="en", title="Search").encode(),
         "findings.json": (json.dumps(findings, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode(),
     }
-    for output in outputs:
-        files[f"assets/search/{output.treaty}.js"] = (
-            "window.SEARCH_SHARDS = window.SEARCH_SHARDS || {};\n"
-            f"window.SEARCH_SHARDS[{json.dumps(output.treaty)}] = "
-            + json.dumps(output.search, ensure_ascii=False, sort_keys=True) + ";\n").encode()
+    files.update(build_index([(o.treaty, o.search) for o in outputs]))
     assets = templates_dir() / "assets"
     for path in sorted(assets.rglob("*")):
         if path.is_file():
