@@ -98,19 +98,23 @@ def treaty_hash(root: Path, treaty: str, code: str, base_url: str | None) -> str
 
 
 def _cache_load(cache: Path, treaty: str, key: str) -> TreatyOutput | None:
-    """A cached treaty, or None when absent or corrupt (a corrupt cache is never trusted)."""
+    """A cached treaty, or None when absent or damaged (a damaged entry is never trusted).
+
+    Each file must still have the size and modification time recorded when it was stored:
+    any write to it changes them. Files are not read here; the site links to them."""
     folder = cache / treaty / key
     manifest = folder / "manifest.json"
     if not manifest.is_file():
         return None
     try:
         data = json.loads(manifest.read_text("utf-8"))
-        files = {}
-        for relative, digest in data["files"].items():
-            content = (folder / "files" / relative).read_bytes()
-            if hashlib.sha256(content).hexdigest() != digest:
+        files: dict[str, Path] = {}
+        for relative, (digest, size, mtime) in data["files"].items():
+            path = folder / "files" / relative
+            stat = path.stat()
+            if stat.st_size != size or stat.st_mtime_ns != mtime or len(digest) != 64:
                 return None
-            files[relative] = content
+            files[relative] = path
         return TreatyOutput(treaty, files, data["summary"], data["search"], data["feed"], data["findings"],
                             data["versions"], rendered=False)
     except (OSError, ValueError, KeyError, TypeError):
@@ -121,12 +125,14 @@ def _cache_store(cache: Path, output: TreatyOutput, key: str) -> None:
     folder = cache / output.treaty
     staging = Path(tempfile.mkdtemp(dir=cache, prefix=f".{output.treaty}-"))
     try:
-        for relative, content in output.files.items():
+        recorded = {}
+        for relative, content in sorted(output.files.items()):
             target = staging / "files" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-        manifest = {"files": {r: hashlib.sha256(c).hexdigest() for r, c in sorted(output.files.items())},
-                    "summary": output.summary, "search": output.search, "feed": output.feed,
+            stat = target.stat()
+            recorded[relative] = [hashlib.sha256(content).hexdigest(), stat.st_size, stat.st_mtime_ns]
+        manifest = {"files": recorded, "summary": output.summary, "search": output.search, "feed": output.feed,
                     "findings": output.findings, "versions": output.versions}
         # The manifest is written last: a half-written entry has none and is ignored.
         (staging / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
@@ -477,7 +483,7 @@ def build(root: Path, out: Path, *, jobs: int = 1, strict: bool = False, treatie
                             f"(first: {findings[0]['location']}: {findings[0]['code']} {findings[0]['message']})")
     for treaty in todo:
         _cache_store(cache, outputs[treaty], keys[treaty])
-    files: dict[str, bytes] = {}
+    files: dict[str, bytes | Path] = {}
     for treaty in selected:
         files.update(outputs[treaty].files)
     files.update(_global_pages([outputs[t] for t in selected], base_url, findings))
@@ -513,16 +519,26 @@ def _global_pages(outputs: list[TreatyOutput], base_url: str | None, findings: l
     return files
 
 
-def _write_swap(out: Path, files: dict[str, bytes]) -> None:
+def _write_swap(out: Path, files: dict[str, bytes | Path]) -> None:
     """Write the whole site beside `out`, then swap it in; the old site stays until the swap."""
     parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.new-"))
     try:
+        made: set[Path] = set()
         for relative, content in sorted(files.items()):
             target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            if isinstance(content, Path):
+                # A cached file: link it rather than copy (cache files are never changed in place).
+                try:
+                    os.link(content, target)
+                except OSError:
+                    shutil.copyfile(content, target)
+            else:
+                target.write_bytes(content)
         (staging / ".consolidate-site").write_text("complete\n", "utf-8")
         if out.exists():
             if not (out / ".consolidate-site").is_file() and any(out.iterdir()):
