@@ -175,8 +175,8 @@ def render_treaty(root: Path, treaty: str, base_url: str | None = None) -> Treat
             if version is latest and page == "index.html":
                 files[f"{prefix}{lang}/{version.id}.html"] = files[f"{prefix}{lang}/{page}"]
             payload = version_json(version, lang, treaty, dates[version.id].to_json())
-            files[f"{prefix}{lang}/{version.id}.json"] = (json.dumps(payload, ensure_ascii=False, indent=1,
-                                                                      sort_keys=True) + "\n").encode()
+            files[f"{prefix}{lang}/{version.id}.json"] = (json.dumps(payload, ensure_ascii=False, sort_keys=True,
+                                                                      separators=(",", ":")) + "\n").encode()
             files[f"{prefix}{lang}/{version.id}.akn.xml"] = _akn(version, meta, lang, edition, dates)
     files[f"{prefix}index.html"] = _redirect(f"{languages[0]}/index.html", title[languages[0]]).encode()
     files[f"{prefix}timeline.html"] = render(
@@ -307,7 +307,8 @@ def _diff_fragment(result):
 
     from .diffrender import render_html
 
-    page = render_html(result, changes_only=False)
+    # Only the provisions that changed: each version has its own page for the full text.
+    page = render_html(result, changes_only=True)
     body = re.search(r"<body[^>]*>(.*)</body>", page, re.S)
     return Markup(body.group(1) if body else "")
 
@@ -405,11 +406,13 @@ def _summary(edition, versions, dates, languages, title) -> dict:
     for version in versions[1:]:
         d = dates[version.id]
         if version.instrument.kind == "mli":
+            days = [day for taxes in d.effect.values() for day in taxes.values() if day]
             if d.status == "pending":
                 status.append({"kind": "pending", "text": "MLI: effect pending"})
-            elif d.effect:
-                first = min(day for taxes in d.effect.values() for day in taxes.values() if day)
-                status.append({"kind": "mli", "text": f"MLI in effect from {first.isoformat()}"})
+            elif days:
+                status.append({"kind": "mli", "text": f"MLI in effect from {min(days).isoformat()}"})
+            else:
+                status.append({"kind": "pending", "text": f"MLI: {d.status}"})
     return {"treaty": meta.treaty, "title": title[languages[0]], "title_lang": languages[0],
             "parties": list(meta.parties), "signed": base_dates.signed.isoformat() if base_dates.signed else None,
             "in_force": base_dates.entry_into_force.isoformat() if base_dates.entry_into_force else None,
@@ -427,9 +430,18 @@ def _akn(version, meta, lang, edition, dates) -> bytes:
 
 # ------------------------------------------------------------------ the whole site
 
-def _render_job(args) -> TreatyOutput:
-    root, treaty, base_url = args
-    return render_treaty(Path(root), treaty, base_url)
+def _render_and_store(args) -> TreatyOutput:
+    """Render one treaty into the cache and return it as cached (paths, not bytes): workers
+    hand back a few kilobytes instead of the treaty's whole site."""
+    root, treaty, base_url, cache, key = args
+    output = render_treaty(Path(root), treaty, base_url)
+    _cache_store(Path(cache), output, key)
+    stored = _cache_load(Path(cache), treaty, key)
+    if stored is None:
+        raise ConsolidateError(f"the cache entry of {treaty} could not be read back after writing it",
+                               Location(str(cache)))
+    stored.rendered = True
+    return stored
 
 
 def build(root: Path, out: Path, *, jobs: int = 1, strict: bool = False, treaties: list[str] | None = None,
@@ -466,23 +478,22 @@ def build(root: Path, out: Path, *, jobs: int = 1, strict: bool = False, treatie
                 progress(treaty)
         else:
             todo.append(treaty)
+    jobs_args = [(str(root), t, base_url, str(cache), keys[t]) for t in todo]
     if jobs > 1 and len(todo) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for treaty, output in zip(todo, pool.map(_render_job, [(str(root), t, base_url) for t in todo])):
+            for treaty, output in zip(todo, pool.map(_render_and_store, jobs_args, chunksize=4)):
                 outputs[treaty] = output
                 if progress:
                     progress(treaty)
     else:
-        for treaty in todo:
-            outputs[treaty] = render_treaty(root, treaty, base_url)
+        for treaty, args in zip(todo, jobs_args):
+            outputs[treaty] = _render_and_store(args)
             if progress:
                 progress(treaty)
     findings = [f for t in selected for f in outputs[t].findings]
     if strict and findings:
         raise StrictFailure(f"{len(findings)} finding(s) with --strict in force; the site was not written "
                             f"(first: {findings[0]['location']}: {findings[0]['code']} {findings[0]['message']})")
-    for treaty in todo:
-        _cache_store(cache, outputs[treaty], keys[treaty])
     files: dict[str, bytes | Path] = {}
     for treaty in selected:
         files.update(outputs[treaty].files)
