@@ -115,10 +115,10 @@ def load_treaty(root: Path, treaty: str, findings: Findings | None = None) -> Tr
 
 
 def read_document_relative(root: Path, path: Path, treaty: str, lang: str, findings: Findings | None):
-    document = read_document(path, treaty, lang, findings)
-    # Report locations relative to the root so messages never name a machine's folders.
+    # Locations are relative to the root, so messages and findings never name a machine's folders.
     from dataclasses import replace
-    return replace(document, path=str(path.relative_to(root)) if path.is_relative_to(root) else path.name)
+    shown = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+    return replace(read_document(path, treaty, lang, findings, shown=shown), path=shown)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,9 @@ def environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["html", "xml"], default=True),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters["tojson_sorted"] = lambda value: Markup(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    # For JSON inside <script>: "<" escaped so no text can close the element.
+    env.filters["tojson_sorted"] = lambda value: Markup(
+        json.dumps(value, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c"))
     return env
 
 

@@ -100,8 +100,8 @@ def treaty_hash(root: Path, treaty: str, code: str, base_url: str | None) -> str
 def _cache_load(cache: Path, treaty: str, key: str) -> TreatyOutput | None:
     """A cached treaty, or None when absent or damaged (a damaged entry is never trusted).
 
-    Each file must still have the size and modification time recorded when it was stored:
-    any write to it changes them. Files are not read here; the site links to them."""
+    Each file must still have the size, modification time and SHA-256 recorded when it was
+    stored; the site then links to the file rather than copying it."""
     folder = cache / treaty / key
     manifest = folder / "manifest.json"
     if not manifest.is_file():
@@ -112,12 +112,15 @@ def _cache_load(cache: Path, treaty: str, key: str) -> TreatyOutput | None:
         for relative, (digest, size, mtime) in data["files"].items():
             path = folder / "files" / relative
             stat = path.stat()
-            if stat.st_size != size or stat.st_mtime_ns != mtime or len(digest) != 64:
+            if stat.st_size != size or stat.st_mtime_ns != mtime:
                 return None
+            with open(path, "rb") as handle:
+                if hashlib.file_digest(handle, "sha256").hexdigest() != digest:
+                    return None
             files[relative] = path
         return TreatyOutput(treaty, files, data["summary"], data["search"], data["feed"], data["findings"],
                             data["versions"], rendered=False)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -178,7 +181,8 @@ def render_treaty(root: Path, treaty: str, base_url: str | None = None) -> Treat
             files[f"{prefix}{lang}/{version.id}.json"] = (json.dumps(payload, ensure_ascii=False, sort_keys=True,
                                                                       separators=(",", ":")) + "\n").encode()
             files[f"{prefix}{lang}/{version.id}.akn.xml"] = _akn(version, meta, lang, edition, dates)
-    files[f"{prefix}index.html"] = _redirect(f"{languages[0]}/index.html", title[languages[0]]).encode()
+    files[f"{prefix}index.html"] = _redirect(f"{languages[0]}/index.html", title[languages[0]],
+                                             languages[0]).encode()
     files[f"{prefix}timeline.html"] = render(
         "timeline.html", **common, root="../../", page_lang="en", title=f"Versions — {_short_title(meta, treaty)}",
         versions=[_timeline_row(v, dates[v.id], languages, versions[i - 1].id if i else None)
@@ -213,8 +217,8 @@ def _short_title(meta, treaty: str) -> str:
     return " – ".join(meta.parties) + f" ({treaty})" if meta.parties else treaty
 
 
-def _redirect(target: str, title: str) -> str:
-    return render("redirect.html", target=target, title=title)
+def _redirect(target: str, title: str, lang: str) -> str:
+    return render("redirect.html", target=target, title=title, lang=lang)
 
 
 def _edition_page(edition, version, base, lang, dates, common, title, languages, is_latest) -> str:
@@ -310,7 +314,10 @@ def _diff_fragment(result):
     # Only the provisions that changed: each version has its own page for the full text.
     page = render_html(result, changes_only=True)
     body = re.search(r"<body[^>]*>(.*)</body>", page, re.S)
-    return Markup(body.group(1) if body else "")
+    inner = body.group(1) if body else ""
+    # The site page has its own <main>; a page may have only one.
+    inner = re.sub(r"<main(\s|>)", r'<div class="diff-body"\1', inner).replace("</main>", "</div>")
+    return Markup(inner)
 
 
 def _point_in_time(edition, versions, dates, languages, common, prefix, meta, treaty, base) -> dict[str, bytes]:

@@ -191,9 +191,10 @@ def _write_node(node: Node, depth: int, blocks: list[str]) -> None:
         _write_node(child, depth if child.kind in grouped else depth + 1, blocks)
 
 
-def read_document(path: Path, treaty: str, lang: str, findings: Findings | None = None) -> Document:
-    """Read and parse one source file; located errors for unreadable input."""
-    shown = str(path)
+def read_document(path: Path, treaty: str, lang: str, findings: Findings | None = None,
+                  shown: str | None = None) -> Document:
+    """Read and parse one source file; located errors for unreadable input (named as `shown`)."""
+    shown = shown or str(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

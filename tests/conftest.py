@@ -21,6 +21,11 @@ CORPUS = {
 }
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="Rewrite tests/site/golden/*.html from the built site.")
+
+
 def seed_path(name: str) -> Path:
     path = SEEDS / name
     if not path.is_file():
