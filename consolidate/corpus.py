@@ -63,7 +63,8 @@ def load_meta(root: Path, treaty: str) -> TreatyMeta:
     languages = data.get("languages") or []
     if not isinstance(languages, list) or not languages or not all(isinstance(x, str) and LANG_RE.match(x)
                                                                    for x in languages):
-        raise MetadataError("languages: expected a list of language codes such as [hi, en]", Location(shown))
+        raise MetadataError("languages: expected a list of language codes such as [hi, en]",
+                            Location(shown, data.key_line("languages")))
     parties = data.get("parties") or []
     if not isinstance(parties, list) or not all(isinstance(p, str) and re.fullmatch(r"[A-Z]{2}", p) for p in parties):
         raise MetadataError("parties: expected a list of ISO 3166 alpha-2 codes such as [IN, PT]",

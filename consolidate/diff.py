@@ -7,26 +7,29 @@ The JSON format and the eId suffixes of boxes and notes are documented in docs/d
 from __future__ import annotations
 
 import bisect
+import difflib
+import itertools
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import date
+from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 import regex
 
 from . import inline, textdiff
 from .engine import Provenance, Version, build_versions, find_version
-from .errors import OverlayError, UsageError
-from .model import Node
+from .errors import Location, OverlayError, UsageError
+from .ids import TRANSPARENT
+from .model import Node, TreatyMeta
 from .overlay import Instrument, Problem, load_instrument, load_instruments
 from .timeline import TAXES
 
 __all__ = [
-    "CHANGE_KINDS", "FORMATS", "PREVIEW", "DiffInputError", "Entry", "Field", "Resolved", "Summary",
+    "CHANGE_KINDS", "FORMATS", "PREVIEW", "DiffInputError", "Entry", "Field", "Resolved", "Summary", "Unchanged",
     "TreatyVersions", "VersionDiff", "box_eid", "clean", "diff_versions", "load_versions", "node_fields",
-    "note_eid", "resolve", "run_diff",
+    "note_eid", "resolve", "run_diff", "word_diff",
 ]
 
 CHANGE_KINDS = ("inserted", "deleted", "modified", "moved", "renumbered")
@@ -135,12 +138,21 @@ class Summary:
                                 for ident, title, count in self.by_instrument}}
 
 
+class Unchanged(NamedTuple):
+    """An unchanged provision of TO in the layout; with `subtree`, everything under it is unchanged too."""
+
+    # A NamedTuple, not a dataclass: one is made per unchanged provision, and tuples are cheap.
+    node: Node
+    depth: int
+    subtree: bool = False
+
+
 @dataclass(frozen=True)
 class VersionDiff:
     """The aligned entries of two versions of one treaty in one language.
 
-    `layout` is the reading order; an unchanged provision is kept there as `(node, depth)`
-    and becomes an `Entry` only when `entries` is read (the whole-text views need it).
+    `layout` is the reading order: an `Entry` for each change (and each box or note), an
+    `Unchanged` reference for the rest, which becomes an `Entry` only when `entries` is read.
     """
 
     treaty: str
@@ -154,9 +166,17 @@ class VersionDiff:
     state: str | None = None
     tax: str | None = None
 
+    def items(self) -> Iterator[Entry | Unchanged]:
+        """The layout with unchanged subtrees opened: one item per provision, box or note."""
+        for item in self.layout:
+            if isinstance(item, Entry) or not item.subtree:
+                yield item
+            else:
+                yield from _expand(item.node, item.depth)
+
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
-        return tuple(item if isinstance(item, Entry) else _unchanged(*item) for item in self.layout)
+        return tuple(item if isinstance(item, Entry) else _unchanged(item.node, item.depth) for item in self.items())
 
     @cached_property
     def changes(self) -> tuple[Entry, ...]:
@@ -211,50 +231,149 @@ def _unchanged(node: Node, depth: int) -> Entry:
                  tuple(Field(name, ((textdiff.EQUAL, value),) if value else ()) for name, value in node_fields(node)))
 
 
+def _expand(node: Node, depth: int) -> list[Unchanged]:
+    """A node and everything under it, in reading order, as unchanged items."""
+    out, stack = [], [(node, depth)]
+    while stack:   # a stack, not nested generators: a treaty has hundreds of provisions
+        node, depth = stack.pop()
+        out.append(Unchanged(node, depth))
+        if node.children:
+            inner = depth if node.kind in FLAT_KINDS else depth + 1
+            stack.extend((child, inner) for child in reversed(node.children))
+    return out
+
+
 # Per eId: (node, parent eId, position among siblings, depth, deleted?)
 _NODE, _PARENT, _POSITION, _DEPTH, _DEAD = range(5)
 
 
 class _Side:
-    """One version in one language, indexed by eId, with its stores keyed by current eIds."""
+    """One version in one language, indexed by eId (only where it differs from the other side)."""
 
     def __init__(self, version: Version, lang: str):
         if lang not in version.documents:
             raise DiffInputError(f"version {version.id!r} has no {lang!r} text; it has: "
                                  + ", ".join(version.documents))
         self.version = version
+        self.nodes = version.documents[lang].nodes
         self.info: dict[str, tuple[Node, str | None, int, int, bool]] = {}
         self.order: list[str] = []
         aliases = version.aliases
         # A deleted eId renamed later (its parent renumbered) is found under its new name.
-        deleted = {aliases.get(eid, eid) for eid in version.deleted}
-        self._walk(version.documents[lang].nodes, None, 0, False, deleted)
-        self.provenance = self._resolve(version.provenance)
-        self.retained = self._resolve(version.retained)
-        self.boxes = self._resolve(version.boxes)
-        self.notes = self._resolve(version.notes)
+        self.deleted = {aliases.get(eid, eid) for eid in version.deleted}
 
-    def _walk(self, nodes: tuple[Node, ...], parent: str | None, depth: int, dead: bool, deleted: set[str]) -> None:
-        info, order = self.info, self.order
+    def resolve_stores(self) -> None:
+        self.provenance = self._resolve(self.version.provenance)
+        self.retained = self._resolve(self.version.retained)
+        self.boxes = self._resolve(self.version.boxes)
+        self.notes = self._resolve(self.version.notes)
+
+    def add(self, node: Node, parent: str | None, position: int, depth: int, dead: bool) -> None:
+        self.info[node.eid] = (node, parent, position, depth, dead)
+        self.order.append(node.eid)
+
+    def add_all(self, nodes: tuple[Node, ...], parent: str | None, depth: int, dead: bool) -> None:
+        """Index these nodes and everything under them."""
+        info, order, deleted = self.info, self.order, self.deleted
         for index, node in enumerate(nodes):
             eid = node.eid
-            gone = dead or (eid in deleted if deleted else False)
+            gone = dead or eid in deleted
             info[eid] = (node, parent, index, depth, gone)
             order.append(eid)
             if node.children:
-                self._walk(node.children, eid, depth if node.kind in FLAT_KINDS else depth + 1, gone, deleted)
+                self.add_all(node.children, eid, depth if node.kind in FLAT_KINDS else depth + 1, gone)
 
     def _resolve(self, store: Mapping) -> dict:
         # Stores are keyed by the eId an operation named, which may be an alias of the current one.
         aliases, info = self.version.aliases, self.info
         return {key if key in info else aliases.get(key, key): value for key, value in store.items()}
 
-    def alive(self, eid: str | None) -> bool:
-        found = self.info.get(eid) if eid is not None else None
-        return found is not None and not found[_DEAD]
-
     def parent(self, eid: str) -> str | None:
         return self.info[eid][_PARENT]
+
+
+def _watched(old: _Side, new: _Side) -> set[str]:
+    """eIds, with all their ancestors' eIds, whose subtree must be compared node by node."""
+    # Deleted provisions stay in the tree: a subtree holding one is not shown whole.
+    eids = old.deleted | new.deleted
+    for side in (old, new):
+        aliases = side.version.aliases
+        for store in (side.version.boxes, side.version.notes):
+            for key in store:
+                eids.update((key, aliases.get(key, key)))
+    prefixes = set()
+    for eid in eids:
+        parts = eid.split("__")
+        prefixes.update("__".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return prefixes
+
+
+def _index(old: _Side, new: _Side) -> set[str]:
+    """Index both sides, skipping subtrees the two versions share; return the roots of those subtrees.
+
+    Versions built one from the other share every subtree no instrument touched (the same
+    objects), so a whole-treaty diff only walks the paths to what changed. A subtree is shared
+    when it is the same object at the same place, alive (or deleted) on both sides, and holds
+    no deleted provision, box or note.
+    """
+    watched = _watched(old, new)
+    shared: set[str] = set()
+    old_deleted, new_deleted = old.deleted, new.deleted
+
+    def walk(before: tuple[Node, ...], after: tuple[Node, ...], old_parent: str | None, new_parent: str | None,
+             old_depth: int, new_depth: int, old_dead: bool, new_dead: bool) -> None:
+        same = before is after or [n.eid for n in before] == [n.eid for n in after]
+        by_eid = None if same else {n.eid: (i, n) for i, n in enumerate(before)}
+        paired: set[int] = set()
+        for index, node in enumerate(after):
+            eid = node.eid
+            if same:
+                at, match = index, before[index]
+            else:
+                at, match = by_eid.get(eid, (None, None))
+            dead = new_dead or eid in new_deleted
+            if match is None:
+                new.add(node, new_parent, index, new_depth, dead)
+                if node.children:
+                    new.add_all(node.children, eid, new_depth if node.kind in FLAT_KINDS else new_depth + 1, dead)
+                continue
+            paired.add(at)
+            was_dead = old_dead or match.eid in old_deleted
+            if match is node and same and dead == was_dead and node.kind not in TRANSPARENT and eid not in watched:
+                if not dead:     # deleted on both sides: not in either text
+                    old.add(node, old_parent, at, old_depth, was_dead)
+                    new.add(node, new_parent, index, new_depth, dead)
+                    shared.add(eid)
+                continue
+            old.add(match, old_parent, at, old_depth, was_dead)
+            new.add(node, new_parent, index, new_depth, dead)
+            if match.children or node.children:
+                walk(match.children, node.children, match.eid, eid,
+                     old_depth if match.kind in FLAT_KINDS else old_depth + 1,
+                     new_depth if node.kind in FLAT_KINDS else new_depth + 1, was_dead, dead)
+        if not same:
+            for at, match in enumerate(before):
+                if at not in paired:
+                    dead = old_dead or match.eid in old_deleted
+                    old.add(match, old_parent, at, old_depth, dead)
+                    if match.children:
+                        old.add_all(match.children, match.eid,
+                                    old_depth if match.kind in FLAT_KINDS else old_depth + 1, dead)
+
+    walk(old.nodes, new.nodes, None, None, 0, 0, False, False)
+    old.resolve_stores()
+    new.resolve_stores()
+    return shared
+
+
+def _preorder(side: _Side, nodes: tuple[Node, ...], shared: set[str], out: list[str]) -> list[str]:
+    """The indexed eIds of one side in reading order (shared subtrees as their root)."""
+    for node in nodes:
+        if node.eid in side.info:
+            out.append(node.eid)
+            if node.eid not in shared and node.children:
+                _preorder(side, node.children, shared, out)
+    return out
 
 
 def _renames(this: Mapping[str, str], other: Mapping[str, str]) -> dict[str, str]:
@@ -336,48 +455,91 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return low
 
 
-def _word_start(text: str, at: int) -> bool:
-    """Whether `at` starts a word right after whitespace: a token boundary in any text."""
-    # A letter or digit after a lone whitespace cluster begins a new cluster and a new token;
-    # the \X check rules out the rare letter-like extenders that would join the whitespace.
-    return (0 < at < len(text) and text[at - 1].isspace() and text[at].isalnum()
+def _cut(text: str, at: int) -> bool:
+    """Whether `at` is a token boundary right after whitespace (or an end of the text)."""
+    if at <= 0 or at >= len(text):
+        return True
+    # Whitespace then a non-space character ends the whitespace token; the \X check rules
+    # out a combining character that would join the whitespace's cluster.
+    return (text[at - 1].isspace() and not text[at].isspace()
             and len(_CLUSTER.match(text, at - 1).group()) == 1)
 
 
 _CLUSTER = regex.compile(r"\X")
+# Changed passages longer than this are first aligned by space-separated chunks, and
+# unchanged runs of at least GAP_LENGTH characters inside them split the word diff in parts.
+SPLIT_LENGTH = 160
+GAP_LENGTH = 48
+
+
+def _append(ops: list[tuple[str, str]], op: tuple[str, str]) -> None:
+    if op[1]:
+        if ops and ops[-1][0] == op[0] == textdiff.EQUAL:
+            ops[-1] = (textdiff.EQUAL, ops[-1][1] + op[1])
+        else:
+            ops.append(op)
+
+
+def _passage(old: str, new: str, backend: str, ops: list[tuple[str, str]]) -> None:
+    if old and new:
+        for op in textdiff.diff_words(old, new, backend):
+            _append(ops, op)
+    else:
+        _append(ops, (textdiff.DELETE, old) if old else (textdiff.INSERT, new))
+
+
+def _split_passage(old: str, new: str, backend: str, ops: list[tuple[str, str]]) -> None:
+    """Word-diff a long changed passage stretch by stretch, between its long unchanged runs."""
+    if max(len(old), len(new)) <= SPLIT_LENGTH:
+        _passage(old, new, backend, ops)
+        return
+    a, b = old.split(" "), new.split(" ")
+    # Offsets of the chunks (each followed by one space but the last).
+    starts_a = list(itertools.accumulate((len(x) + 1 for x in a), initial=0))
+    starts_b = list(itertools.accumulate((len(x) + 1 for x in b), initial=0))
+    done_a = done_b = 0
+    for i, j, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        if not n:
+            continue
+        at_a, at_b = starts_a[i], starts_b[j]
+        length = min(starts_a[i + n], len(old)) - at_a
+        if old[at_a:at_a + length] != new[at_b:at_b + length]:
+            length -= 1     # the run ends one text but not the other: its last space differs
+        # Cut only at a long run whose both ends are token boundaries in both texts.
+        if (length < GAP_LENGTH or at_a < done_a or at_b < done_b
+                or old[at_a:at_a + length] != new[at_b:at_b + length]
+                or not (_cut(old, at_a) and _cut(new, at_b)
+                        and _cut(old, at_a + length) and _cut(new, at_b + length))):
+            continue
+        _passage(old[done_a:at_a], new[done_b:at_b], backend, ops)
+        _append(ops, (textdiff.EQUAL, old[at_a:at_a + length]))
+        done_a, done_b = at_a + length, at_b + length
+    _passage(old[done_a:], new[done_b:], backend, ops)
 
 
 def word_diff(old: str, new: str, backend: str = "auto") -> Ops:
-    """`textdiff.diff_words`, given only the part between the unchanged head and tail of the texts.
+    """`textdiff.diff_words` of two texts, given only what lies between their unchanged parts.
 
-    Head and tail are cut at a word start after whitespace in both texts, so no word or
-    grapheme is split; tokenising and diffing the whole of a long paragraph for a one-word
-    edit is what made whole-treaty diffs slow.
+    The common head and tail are cut at a word start after whitespace, and a long changed
+    passage is split at its long unchanged runs (chunks aligned by `difflib.SequenceMatcher`),
+    so no word or grapheme is split and a one-word edit does not tokenise a whole paragraph.
     """
     # The head ends before the first difference, so the character after the cut is shared too.
     start = _common_prefix(old, new) - 1
-    while start > 0 and not _word_start(old, start):
+    while start > 0 and not _cut(old, start):
         start -= 1
     start = max(start, 0)
     # The tail begins one past a shared whitespace character, after the head.
     tail = _common_suffix(old, new, min(len(old), len(new)) - start)
     end = len(old) - tail + 1
-    while end < len(old) and not _word_start(old, end):
+    while end < len(old) and not _cut(old, end):
         end += 1
     end = min(end, len(old))
     rest = len(old) - end
-    middle = textdiff.diff_words(old[start:end], new[start:len(new) - rest], backend)
-    ops: list[tuple[str, str]] = [(textdiff.EQUAL, old[:start])] if start else []
-    for op in middle:
-        if ops and op[0] == textdiff.EQUAL and ops[-1][0] == textdiff.EQUAL:
-            ops[-1] = (textdiff.EQUAL, ops[-1][1] + op[1])
-        else:
-            ops.append(op)
-    if rest:
-        if ops and ops[-1][0] == textdiff.EQUAL:
-            ops[-1] = (textdiff.EQUAL, ops[-1][1] + old[end:])
-        else:
-            ops.append((textdiff.EQUAL, old[end:]))
+    ops: list[tuple[str, str]] = []
+    _append(ops, (textdiff.EQUAL, old[:start]))
+    _split_passage(old[start:end], new[start:len(new) - rest], backend, ops)
+    _append(ops, (textdiff.EQUAL, old[end:]))
     return tuple(ops)
 
 
@@ -390,6 +552,7 @@ class _Differ:
 
     def __init__(self, old: _Side, new: _Side, lang: str, backend: str):
         self.old, self.new, self.lang, self.backend = old, new, lang, backend
+        self.shared = _index(old, new)
         self.mapping = _align(old, new)
         self.inverse = {after: before for before, after in self.mapping.items()}
 
@@ -445,8 +608,10 @@ class _Differ:
             if (mapping.get(old_parent) if old_parent is not None else None) != parent:
                 moved.add(after)
             else:
-                groups.setdefault(parent, []).append((old_position, after))   # in TO order
-        for members in groups.values():
+                groups.setdefault(parent, []).append((new_info[after][_POSITION], old_position, after))
+        for group in groups.values():
+            group.sort()
+            members = [(old_position, after) for _, old_position, after in group]   # in TO order
             if all(a[0] < b[0] for a, b in zip(members, members[1:])):
                 continue
             keep = _increasing([position for position, _ in members])
@@ -455,32 +620,29 @@ class _Differ:
 
     def _same_shape(self) -> bool:
         """Whether every parent has the same children, in the same order, on both sides (so nothing moved)."""
-        old, new, mapping, inverse = self.old, self.new, self.mapping, self.inverse
-        old_top = [mapping.get(node.eid) for node in old.version.documents[self.lang].nodes]
-        if old_top != [node.eid for node in new.version.documents[self.lang].nodes]:
-            return False
-        for eid in new.order:
-            node = new.info[eid][_NODE]
-            before = inverse.get(eid)
-            if before is None:
-                if node.children:
-                    return False     # a new parent: its children may have come from elsewhere
-                continue
-            old_node = old.info[before][_NODE]
-            if old_node is node and before == eid:
-                continue             # a shared subtree has the same children by construction
-            if [mapping.get(child.eid) for child in old_node.children] != [child.eid for child in node.children]:
+        mapping = self.mapping
+        pending = [(self.old.version.documents[self.lang].nodes, self.new.version.documents[self.lang].nodes)]
+        while pending:
+            old_nodes, new_nodes = pending.pop()
+            if old_nodes is new_nodes:
+                continue             # a shared tuple of subtrees has the same children by construction
+            if [mapping.get(node.eid) for node in old_nodes] != [node.eid for node in new_nodes]:
                 return False
+            pending.extend((o.children, n.children) for o, n in zip(old_nodes, new_nodes)
+                           if o is not n and (o.children or n.children))
         return True
 
-    def provisions(self) -> tuple[dict[str, Entry | tuple], dict[str, Entry]]:
-        """Layout items for TO-side eIds (an unchanged one as `(node, depth)`) and entries of FROM-only eIds."""
-        old_info, new_info, inverse = self.old.info, self.new.info, self.inverse
+    def provisions(self) -> tuple[dict[str, Entry | Unchanged], dict[str, Entry]]:
+        """Layout items for the indexed TO eIds and entries of FROM-only eIds."""
+        old_info, new_info, inverse, shared = self.old.info, self.new.info, self.inverse, self.shared
         old_retained, new_retained = self.old.retained, self.new.retained
         moved = self.moved()
-        on_new: dict[str, Entry | tuple] = {}
+        on_new: dict[str, Entry | Unchanged] = {}
         for eid in self.new.order:
             node, _, _, depth, dead = new_info[eid]
+            if eid in shared and eid not in moved:
+                on_new[eid] = Unchanged(node, depth, True)
+                continue
             before = inverse.get(eid)
             old_node, was = None, False
             if before is not None:
@@ -491,12 +653,13 @@ class _Differ:
                 if (before == eid and (old_node is node or (old_node.text == node.text and old_node.label == node.label
                                                             and old_node.heading == node.heading))
                         and eid not in moved and eid not in new_retained and before not in old_retained):
-                    on_new[eid] = (node, depth)
+                    on_new[eid] = Unchanged(node, depth)
                 else:
                     on_new[eid] = self._pair(before, eid, moved, depth)
             elif not dead:
-                on_new[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(node), textdiff.INSERT), "inserted",
-                                    old_eid=before if before not in (None, eid) else None, cause=self.cause(before, eid))
+                on_new[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(node), textdiff.INSERT),
+                                    "inserted", old_eid=before if before not in (None, eid) else None,
+                                    cause=self.cause(before, eid))
             elif was:
                 on_new[eid] = Entry(eid, node.kind, depth, _one_sided(node_fields(old_node), textdiff.DELETE),
                                     "deleted", old_eid=before if before != eid else None,
@@ -511,7 +674,7 @@ class _Differ:
                                     "deleted", cause=self.cause(eid, None))
         return on_new, on_old
 
-    def _pair(self, before: str, after: str, moved: set[str], depth: int) -> Entry:
+    def _pair(self, before: str, after: str, moved: set[str], depth: int) -> Entry | Unchanged:
         old_node, new_node = self.old.info[before][_NODE], self.new.info[after][_NODE]
         fields, changed = [], set()
         for (name, old_value), (_, new_value) in zip(node_fields(old_node), node_fields(new_node)):
@@ -530,7 +693,9 @@ class _Differ:
             kinds.append("modified")
         old_eid = before if before != after else None
         if not kinds:
-            return Entry(after, new_node.kind, depth, tuple(fields), old_eid=old_eid)
+            # Unchanged after all (say, replaced by identical wording): shown like any unchanged one.
+            return Entry(after, new_node.kind, depth, tuple(fields), old_eid=old_eid) if old_eid \
+                else Unchanged(new_node, depth)
         cause = replaced or self.cause(before, after)
         return Entry(after, new_node.kind, depth, tuple(fields), kinds[0], tuple(kinds[1:]), old_eid, cause)
 
@@ -603,7 +768,7 @@ def diff_versions(old: Version, new: Version, lang: str, *, treaty: str | None =
     attached: dict[str | None, list[str]] = {}
     if on_old:
         anchor: str | None = None
-        for eid in old_side.order:
+        for eid in _preorder(old_side, old_side.nodes, differ.shared, []):
             if eid in on_old:
                 attached.setdefault(anchor, []).append(eid)
             elif eid in differ.mapping and differ.mapping[eid] in on_new:
@@ -619,13 +784,27 @@ def diff_versions(old: Version, new: Version, lang: str, *, treaty: str | None =
     def emit(nodes: tuple[Node, ...]) -> None:
         for node in nodes:
             eid = node.eid
-            if eid in on_new:
-                out.append(on_new[eid])
+            item = on_new.get(eid)
+            if item is None:
+                if eid not in new_side.info:
+                    continue     # deleted on both sides, with all it holds
+            else:
+                out.append(item)
+                if isinstance(item, Unchanged) and item.subtree:
+                    if eid in attached:
+                        emit_old(eid)
+                    continue
             if eid in within:
                 out.extend(within[eid])
             if eid in attached:
                 emit_old(eid)
-            if node.children:
+            if eid in differ.shared:
+                # A shared subtree whose root moved: its contents are unchanged and not indexed.
+                depth = new_side.info[eid][_DEPTH]
+                inner = depth if node.kind in FLAT_KINDS else depth + 1
+                for child in node.children:
+                    out.extend(_expand(child, inner))
+            elif node.children:
                 emit(node.children)
             if eid in after:
                 out.extend(after[eid])
@@ -653,7 +832,7 @@ class TreatyVersions:
 
     root: Path
     treaty: str
-    meta: object
+    meta: TreatyMeta
     documents: Mapping
     instruments: tuple[Instrument, ...]
     versions: tuple[Version, ...]
@@ -692,7 +871,7 @@ def _load_draft(path: Path, instruments: list[Instrument]) -> Instrument:
     problems: list[Problem] = []
     draft = load_instrument(path, shown, problems)
     if problems or draft is None:
-        first = problems[0] if problems else Problem(None, "cannot be read as an overlay")
+        first = problems[0] if problems else Problem(Location(shown), "cannot be read as an overlay")
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         tail = f" [{first.target}]" if first.target else ""
         raise OverlayError(first.message + tail + more, first.location)
@@ -700,7 +879,7 @@ def _load_draft(path: Path, instruments: list[Instrument]) -> Instrument:
     if draft.id in taken or draft.id in ("base", "latest", PREVIEW):
         where = f"by {taken[draft.id]}" if draft.id in taken else "as a version name"
         raise OverlayError(f"instrument id {draft.id!r} is already used {where}; give the draft an id of its own",
-                           problems[0].location if problems else None)
+                           Location(shown))
     return draft
 
 

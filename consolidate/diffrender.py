@@ -7,7 +7,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
-from .diff import FORMATS, DiffInputError, Entry, Field, VersionDiff, node_fields
+from .diff import FLAT_KINDS, FORMATS, DiffInputError, Entry, Field, VersionDiff, node_fields
 from .model import Node
 
 # Plain text marks changes the way `git diff --word-diff=plain` does.
@@ -29,7 +29,13 @@ def render(diff: VersionDiff, fmt: str, *, color: bool = False, changes_only: bo
 
 
 def render_json(diff: VersionDiff) -> str:
-    return json.dumps(diff.to_json(), ensure_ascii=False, indent=1) + "\n"
+    """The JSON of `VersionDiff.to_json`, one change per line."""
+    # json's C encoder only runs without `indent`; one line per change keeps it readable.
+    data = diff.to_json()
+    head = json.dumps({key: data[key] for key in ("treaty", "from", "to")}, ensure_ascii=False)[:-1]
+    changes = ",\n  ".join(json.dumps(change, ensure_ascii=False) for change in data["changes"])
+    body = f"[\n  {changes}\n ]" if changes else "[]"
+    return f'{head},\n "summary": {json.dumps(data["summary"], ensure_ascii=False)},\n "changes": {body}\n}}\n'
 
 
 # ------------------------------------------------------------------ text
@@ -107,24 +113,39 @@ def _headline(diff: VersionDiff) -> list[str]:
 def render_text(diff: VersionDiff, *, color: bool = False, changes_only: bool = False) -> str:
     """Whole text with changes marked (or only the changed provisions), plain or coloured."""
     blocks = ["\n".join(_headline(diff))]
+
+    def unchanged(node: Node, depth: int, subtree: bool) -> None:
+        label, heading, text = node.label or "", node.heading or "", node.text
+        if "{{" in label or "{{" in heading or "{{" in text:
+            lines = _unchanged_lines(node, depth)     # inline tokens: the general path cleans them
+            if lines:
+                blocks.append("\n".join(lines))
+        elif "\n" not in text and (text or heading or label):
+            # One line of text, or a heading line alone: what most provisions are (same as the general path).
+            pad = INDENT * depth
+            if heading or not text:
+                head = f"{label} {heading}" if label and heading else label or heading
+                blocks.append(f"{pad}{head}\n{pad}{text}" if text else pad + head)
+            else:
+                blocks.append(f"{pad}{label} {text}" if label else pad + text)
+        elif text or heading or label:
+            blocks.append("\n".join(_provision_lines(INDENT * depth, label, heading, text)))
+        if subtree and node.children:
+            inner = depth if node.kind in FLAT_KINDS else depth + 1
+            for child in node.children:
+                unchanged(child, inner, True)
+
     for item in diff.changes if changes_only else diff.layout:
         if not isinstance(item, Entry):
-            node, depth = item
-            text, label = node.text, node.label
-            if (not node.heading and text and "\n" not in text and "{{" not in text
-                    and (label is None or "{{" not in label)):
-                # Most provisions are one line, label first; the general path gives the same.
-                blocks.append(INDENT * depth + (f"{label} {text}" if label else text))
-                continue
-            lines = _unchanged_lines(node, depth)
-        else:
-            lines = _entry_lines(item, color)
-            if item.change:
-                header = _describe(item)
-                if color:
-                    start, end = ANSI["header"]
-                    header = f"{start}{header}{end}"
-                lines.insert(0, header)
+            unchanged(*item)
+            continue
+        lines = _entry_lines(item, color)
+        if item.change:
+            header = _describe(item)
+            if color:
+                start, end = ANSI["header"]
+                header = f"{start}{header}{end}"
+            lines.insert(0, header)
         if lines:
             blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
@@ -141,7 +162,7 @@ def _environment():
 
 @lru_cache(maxsize=1)
 def _template():
-    source = resources.files("consolidate").joinpath("templates", "diff.html").read_text("utf-8")
+    source = (resources.files("consolidate") / "templates" / "diff.html").read_text("utf-8")
     return _environment().from_string(source)
 
 
@@ -171,12 +192,12 @@ def _unique(eid: str, seen: set[str]) -> str:
 def _views(diff: VersionDiff, changes_only: bool) -> list[_View]:
     seen: set[str] = set()
     views = []
-    for item in diff.changes if changes_only else diff.layout:
+    for item in diff.changes if changes_only else diff.items():
         if isinstance(item, Entry):
             views.append(_View(_unique(item.eid, seen), item, item.depth, item.kind in BOX_PREFIX,
                                fields={f.name: f.ops for f in item.fields}))
         else:
-            node, depth = item
+            node, depth, _ = item
             (_, label), (_, heading), (_, text) = node_fields(node)
             views.append(_View(_unique(node.eid, seen), None, depth, False, label, heading, text))
     return views

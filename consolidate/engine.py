@@ -246,9 +246,14 @@ def _build_node(spec: Mapping[str, Any], lang: str) -> Node:
 
 
 def _reassign(state: _State, lang: str, nodes: tuple[Node, ...]) -> Document:
+    """Ids again after a structural change; a clash the change would create fails it.
+
+    A clash the source already had (numbered `_2` with a finding when it was read) is not
+    this operation's doing and does not stop it."""
     scratch = Findings()
     document = assign_ids(replace(state.documents[lang], nodes=_clear_ids(nodes)), scratch)
-    clashes = [f.target for f in scratch if f.code == "ID.DUPLICATE"]
+    before = {n.eid for n in state.documents[lang].walk()}
+    clashes = [f.target for f in scratch if f.code == "ID.DUPLICATE" and f.target not in before]
     if clashes:
         raise _Fail(f"the result would have two provisions with the eId {clashes[0].rsplit('_', 1)[0]}")
     return document

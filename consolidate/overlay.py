@@ -190,11 +190,18 @@ def load_instruments(root: Path, treaty: str, problems: list[Problem] | None = N
 
 def load_instrument(path: Path, shown: str, problems: list[Problem]) -> Instrument | None:
     """Read one overlay file; every schema problem is appended to `problems`."""
-    document = load_yaml(path, OverlayError)
+    try:
+        document = load_yaml(path, OverlayError)
+    except OverlayError as exc:
+        # Name the file as the project does (relative), not as the loader was given it.
+        raise OverlayError(exc.message, Location(shown, exc.location.line if exc.location else None)) from None
     if not isinstance(document, LocatedDict):
         problems.append(Problem(Location(shown, 1), "expected a mapping with id, kind, title and operations"))
         return None
     before = len(problems)
+    _key_problems(document, shown, problems, skip=("source",))
+    if len(problems) > before:
+        return None
     _schema_problems(document, INSTRUMENT_SCHEMA, shown, [], problems)
     operations: list[Operation] = []
     raw_ops = document.get("operations")
@@ -222,7 +229,7 @@ def _operation(raw: Any, index: int, line: int | None, shown: str, problems: lis
         problems.append(Problem(Location(shown, line), f"operation {number}: expected a mapping with 'op'"))
         return None
     kind = raw["op"]
-    if kind not in OPERATION_SCHEMAS:
+    if not isinstance(kind, str) or kind not in OPERATION_SCHEMAS:
         problems.append(Problem(Location(shown, raw.key_line("op")),
                                 f"operation {number}: unknown operation {kind!r}; expected one of "
                                 + ", ".join(OPERATION_SCHEMAS), raw.get("target")))
@@ -234,6 +241,20 @@ def _operation(raw: Any, index: int, line: int | None, shown: str, problems: lis
         return None
     effect = _effect(raw.get("effect"), shown, raw) if "effect" in raw else None
     return Operation(kind, number, raw.get("target"), raw, Location(shown, line), effect)
+
+
+def _key_problems(value: Any, shown: str, problems: list[Problem], skip: tuple[str, ...] = ()) -> None:
+    """Mapping keys must be names: a number or a list as a key is reported at its line."""
+    if isinstance(value, LocatedDict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                problems.append(Problem(Location(shown, value.key_line(key)),
+                                        f"key {key!r} is not a name; expected a word such as 'target'"))
+            elif key not in skip:
+                _key_problems(item, shown, problems)
+    elif isinstance(value, list):
+        for item in value:
+            _key_problems(item, shown, problems)
 
 
 def _schema_problems(document: Any, schema: dict, shown: str, keys: list, problems: list[Problem],

@@ -12,6 +12,7 @@ from .ids import NUM_RE, assign_ids
 from .model import GROUPED_BY, KINDS, NESTED_KINDS, TOP_KINDS, Document, Node
 
 INDENT = "  "
+MAX_DEPTH = 16  # far beyond any treaty; bounds recursion on hostile input
 HEADER_RE = re.compile(r"^(?P<indent> *)@(?P<kind>[a-z_]+)(?: (?P<rest>.*))?$")
 
 
@@ -111,6 +112,8 @@ def _open_block(header: re.Match, where: Location, roots: list[_Draft], stack: l
     if indent % len(INDENT):
         raise SourceFormatError(f"indentation of {indent} spaces; expected a multiple of {len(INDENT)}", where)
     depth = indent // len(INDENT)
+    if depth > MAX_DEPTH:
+        raise SourceFormatError(f"'@{kind}' is nested {depth} levels deep; at most {MAX_DEPTH} are allowed", where)
     num, label = _split_header(rest, where)
     draft = _Draft(kind, num, label, where.line or 0, depth)
     if depth == 0:
@@ -182,7 +185,8 @@ def _write_node(node: Node, depth: int, blocks: list[str]) -> None:
         lines.append(f"{prefix}@heading {node.heading}" if node.heading else f"{prefix}@heading")
     if node.text:
         for body in node.text.split("\n"):
-            if body.startswith(("@", "\\")):
+            # Escape what would otherwise read back as a header, a blank line or lost indentation.
+            if body.startswith(("@", "\\")) or not body.strip(" ") or body.lstrip(" ").startswith("@"):
                 body = "\\" + body
             lines.append(prefix + body)
     blocks.append("\n".join(lines))

@@ -264,6 +264,9 @@ def _mli_draft(document: Document, boxes, replaced, preface: list[Block], source
 def _treaty_yaml(path: Path, treaty: str, lang: str, raw_text: str, source: str, findings: Findings,
                  quality, removed) -> str:
     head, machine = _skeleton(treaty, lang), {}
+    if path.exists() and not path.resolve().is_relative_to(path.parents[2].resolve()):
+        raise ImportFailure("refusing to read a treaty.yaml outside the project (a symbolic link points out of it)",
+                            Location(f"sources/{treaty}/treaty.yaml"))
     if path.exists():
         existing = path.read_text("utf-8")
         head, _, tail = existing.partition(MACHINE_MARK)

@@ -74,11 +74,15 @@ def blocks_for(text: str, lang: str, source: str, findings: Findings,
         pieces, gone = _remove_furniture(line, number, source, findings)
         removed.extend(gone)
         hindi, english = _split_languages(pieces)
-        findings.add("IMPORT.LANGUAGE_SPLIT",
-                     f"the document holds Hindi (offsets {hindi[0].start + 1}–{hindi[-1].start + len(hindi[-1].text)}) "
-                     f"and English (from offset {english[0].start + 1}); kept {lang}",
-                     Location(source, number, english[0].start + 1))
         chosen = hindi if lang == "hi" else english
+        if not chosen:
+            raise ImportFailure(f"the run-on line holds no {'Hindi' if lang == 'hi' else 'English'} text",
+                                Location(source, number))
+        if hindi and english:
+            findings.add("IMPORT.LANGUAGE_SPLIT",
+                         f"the document holds Hindi (offsets {hindi[0].start + 1}–"
+                         f"{hindi[-1].start + len(hindi[-1].text)}) and English (from offset "
+                         f"{english[0].start + 1}); kept {lang}", Location(source, number, english[0].start + 1))
         kept.append(" ".join(piece.text for piece in chosen))
         blocks.extend(_segment(chosen, number, lang, source, findings))
     raw_text = None
@@ -146,8 +150,8 @@ def _split_languages(pieces: list[Piece]) -> tuple[list[Piece], list[Piece]]:
             piece = pieces[index]
             hindi = pieces[:index] + [Piece(piece.start, piece.text[:cut])]
             english = [Piece(piece.start + cut, piece.text[cut:])] + pieces[index + 1:]
-            return hindi, [p for p in english if p.text.strip()]
-    raise ImportFailure("no Hindi text found in the run-on line")
+            return [p for p in hindi if p.text.strip()], [p for p in english if p.text.strip()]
+    return [], [p for p in pieces if p.text.strip()]
 
 
 def _segment(pieces: list[Piece], number: int, lang: str, source: str, findings: Findings) -> list[Block]:

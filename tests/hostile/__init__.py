@@ -1,0 +1,1 @@
+"""Hostile inputs through the command line (issue 7, item 3)."""
