@@ -520,21 +520,18 @@ def _split_passage(old: str, new: str, backend: str, ops: list[tuple[str, str]])
 def word_diff(old: str, new: str, backend: str = "auto") -> Ops:
     """`textdiff.diff_words` of two texts, given only what lies between their unchanged parts.
 
-    The common head and tail are cut at a word start after whitespace, and a long changed
+    The common head and tail are cut at a token start after whitespace, and a long changed
     passage is split at its long unchanged runs (chunks aligned by `difflib.SequenceMatcher`),
     so no word or grapheme is split and a one-word edit does not tokenise a whole paragraph.
     """
-    # The head ends before the first difference, so the character after the cut is shared too.
-    start = _common_prefix(old, new) - 1
-    while start > 0 and not _cut(old, start):
+    # Cut the shared head and tail where both texts have a token boundary after whitespace.
+    start = _common_prefix(old, new)
+    while start > 0 and not (_cut(old, start) and _cut(new, start)):
         start -= 1
-    start = max(start, 0)
-    # The tail begins one past a shared whitespace character, after the head.
     tail = _common_suffix(old, new, min(len(old), len(new)) - start)
-    end = len(old) - tail + 1
-    while end < len(old) and not _cut(old, end):
+    end = len(old) - tail
+    while end < len(old) and not (_cut(old, end) and _cut(new, len(new) - len(old) + end)):
         end += 1
-    end = min(end, len(old))
     rest = len(old) - end
     ops: list[tuple[str, str]] = []
     _append(ops, (textdiff.EQUAL, old[:start]))

@@ -158,7 +158,9 @@ def view_tree(version: Version, lang: str, footnotes: Footnotes, base: Version) 
                 deleted = {"mark": f"Deleted by {last.by.instrument} (operation {last.by.operation})",
                            "lines": old_lines}
             elif not lines or box is not None:
-                replaced = {"mark": mark, "lines": old_lines, "instrument": last.by.instrument}
+                # An MLI mark is in the page's language (data/mli.yaml); others are in English.
+                replaced = {"mark": mark, "lines": old_lines, "instrument": last.by.instrument,
+                            "lang": lang if box is not None else "en"}
         inside: dict[int, list[dict]] = {}
         after = []
         for box in version.boxes.get(node.eid, ()):

@@ -292,12 +292,12 @@ def _diff_pages(edition, versions, languages, common, prefix, meta, treaty) -> d
             new = next(v for v in versions if v.id == new_id)
             result = diff_versions(old, new, lang, treaty=treaty)
             files[f"{prefix}{lang}/diff/{old_id}--{new_id}.html"] = render(
-                "diff_page.html", **common, root="../../../../", page_lang=lang, lang=lang,
+                "diff_page.html", **common, root="../../../../", page_lang="en", lang=lang,
                 title=f"Changes {old_id} → {new_id} — {_short_title(meta, treaty)}",
                 old=old_id, new=new_id, fragment=_diff_fragment(result),
                 summary=result.summary.to_json() if hasattr(result.summary, "to_json") else {}).encode()
         files[f"{prefix}{lang}/compare.html"] = render(
-            "compare.html", **common, root="../../../", page_lang=lang, lang=lang,
+            "compare.html", **common, root="../../../", page_lang="en", lang=lang,
             title=f"Compare versions — {_short_title(meta, treaty)}",
             versions=[v.id for v in versions], pairs=_pairs(versions)).encode()
     return files
@@ -350,11 +350,11 @@ def _point_in_time(edition, versions, dates, languages, common, prefix, meta, tr
                             {i.id: dates[i.id] for i in instruments}, date.max, None, None)
             footnotes = Footnotes()
             files[f"{prefix}{lang}/as-of/{key}.html"] = render(
-                "as_of.html", **common, root="../../../../", page_lang=lang, lang=lang,
+                "as_of.html", **common, root="../../../../", page_lang="en", lang=lang,
                 title=f"Text in effect ({key}) — {_short_title(meta, treaty)}", key=key, applied=chosen,
                 nodes=view_tree(version, lang, footnotes, base), footnotes=footnotes.items).encode()
         files[f"{prefix}{lang}/point-in-time.html"] = render(
-            "point_in_time.html", **common, root="../../../", page_lang=lang, lang=lang,
+            "point_in_time.html", **common, root="../../../", page_lang="en", lang=lang,
             title=f"Text in effect on a date — {_short_title(meta, treaty)}", states=states, taxes=list(TAXES),
             changes=changes, default_state=states[0] if states else "").encode()
     return files

@@ -127,7 +127,7 @@ def _language_of_folder(relative: str) -> str | None:
 
 
 def test_languages_are_declared(built_site):
-    """Each page declares its language; a treaty page in hi/ or en/ says so; Devanagari text is lang="hi"."""
+    """Each page declares its language; an edition in hi/ or en/ says so; Devanagari text is lang="hi"."""
     import html5lib
 
     problems = []
@@ -139,7 +139,11 @@ def test_languages_are_declared(built_site):
             problems.append(f"{relative}: <html lang={html_lang!r}>")
             continue
         folder = _language_of_folder(relative)
-        if folder and html_lang != folder:
+        # Editions are in their language; the tool pages of a language folder (compare, point in
+        # time, diffs, as-of texts) are English pages whose treaty text is marked with its language.
+        tool_page = relative.rsplit("/", 1)[-1] in ("compare.html", "point-in-time.html") or \
+            "/diff/" in relative or "/as-of/" in relative
+        if folder and html_lang != (("en" if tool_page else folder)):
             problems.append(f"{relative}: <html lang={html_lang!r}> in the {folder}/ folder")
         untagged = set()
 
