@@ -205,9 +205,6 @@ def _target(state: _State, operation: Operation, eid: str | None = None) -> dict
     eid = eid or operation.target
     if eid in state.aliases:
         eid = state.aliases[eid]
-    for deleted, by in state.deleted.items():
-        if eid == deleted or eid.startswith(deleted + "__"):
-            raise _Fail(f"target {eid} was deleted by {by.instrument} (operation {by.operation})")
     paths = {}
     for lang, document in state.documents.items():
         path = _locate(document.nodes, eid)
@@ -217,7 +214,19 @@ def _target(state: _State, operation: Operation, eid: str | None = None) -> dict
             hint = f"; nearest: {', '.join(near)}" if near else ""
             raise _Fail(f"target {eid} not found in the {lang} text{hint}")
         paths[lang] = path
+        # The target or any provision holding it (a chapter does not prefix its articles' eIds).
+        for depth in range(len(path), 0, -1):
+            holder = _get(document.nodes, path[:depth]).eid
+            if holder in state.deleted:
+                by = state.deleted[holder]
+                raise _Fail(f"target {eid} was deleted by {by.instrument} (operation {by.operation})"
+                            + ("" if holder == eid else f" with {holder}"))
     return paths
+
+
+def _key(state: _State, eid: str | None) -> str | None:
+    """The current eId of a target named by an old one (a renumbered provision)."""
+    return state.aliases.get(eid, eid) if eid else eid
 
 
 def _lang_value(operation: Operation, key: str, lang: str, required: bool = True) -> str | None:
@@ -285,8 +294,8 @@ def _replace(state: _State, operation: Operation, by: Provenance) -> None:
                       label=_lang_value(operation, "label", lang, False) or node.label)
         new_docs[lang] = _reassign(state, lang, _set(document.nodes, path, new))
     state.documents.update(new_docs)
-    state.retained.setdefault(operation.target, []).append(Retained("replaced", old, by))
-    _touch(state, operation.target, by)
+    state.retained.setdefault(_key(state, operation.target), []).append(Retained("replaced", old, by))
+    _touch(state, _key(state, operation.target), by)
 
 
 def _insert(state: _State, operation: Operation, by: Provenance) -> None:
@@ -344,9 +353,10 @@ def _revive(state: _State, operation: Operation, paths: dict[str, tuple[int, ...
 def _delete(state: _State, operation: Operation, by: Provenance) -> None:
     paths = _target(state, operation)
     old = {lang: _get(state.documents[lang].nodes, path) for lang, path in paths.items()}
-    state.retained.setdefault(operation.target, []).append(Retained("deleted", old, by))
-    state.deleted[operation.target] = by
-    _touch(state, operation.target, by)
+    eid = _key(state, operation.target)
+    state.retained.setdefault(eid, []).append(Retained("deleted", old, by))
+    state.deleted[eid] = by
+    _touch(state, eid, by)
 
 
 def _renumber(state: _State, operation: Operation, by: Provenance) -> None:
@@ -367,7 +377,7 @@ def _renumber(state: _State, operation: Operation, by: Provenance) -> None:
     state.documents.update(new_docs)
     for old_eid, new_eid in mapping.items():
         state.aliases[old_eid] = new_eid
-        for store in (state.provenance, state.retained, state.boxes, state.notes, state.annotations):
+        for store in (state.provenance, state.retained, state.boxes, state.notes, state.annotations, state.deleted):
             if old_eid in store:
                 store[new_eid] = store.pop(old_eid)
     for old_alias, target in list(state.aliases.items()):
@@ -401,8 +411,8 @@ def _substitute(state: _State, operation: Operation, by: Provenance) -> None:
         new = replace(node, text=node.text[:start] + change + node.text[start + len(find):])
         new_docs[lang] = replace(document, nodes=_set(document.nodes, path, new))
     state.documents.update(new_docs)
-    state.retained.setdefault(operation.target, []).append(Retained("replaced", old, by))
-    _touch(state, operation.target, by)
+    state.retained.setdefault(_key(state, operation.target), []).append(Retained("replaced", old, by))
+    _touch(state, _key(state, operation.target), by)
 
 
 def _note(state: _State, operation: Operation, by: Provenance) -> None:
@@ -418,8 +428,9 @@ def _note(state: _State, operation: Operation, by: Provenance) -> None:
         else:
             headings[lang] = _lang_value(operation, "heading", lang, False) or ""
             texts[lang] = _lang_value(operation, "text", lang)
-    state.notes.setdefault(operation.target, []).append(
-        Note(operation.target, source, MappingProxyType(headings), MappingProxyType(texts), by))
+    target = _key(state, operation.target)
+    state.notes.setdefault(target, []).append(
+        Note(target, source, MappingProxyType(headings), MappingProxyType(texts), by))
 
 
 def _flatten(node: Node) -> str:
@@ -450,7 +461,8 @@ def _mli(state: _State, operation: Operation, by: Provenance) -> None:
         first = _get(state.documents[next(iter(paths))].nodes, next(iter(paths.values())))
         if relation == "replaces" and first.kind not in ("article", "paragraph", "subparagraph", "item"):
             raise _Fail(f"relation replaces cannot replace a {first.kind} ({target})")
-    anchor = place.get("within") or place.get("after") or target
+    target = _key(state, target)
+    anchor = _key(state, place.get("within") or place.get("after") or target)
     if not anchor:
         raise _Fail(f"relation {relation} with no target needs 'place' (after: <eId>) to position the box")
     anchor_op = Operation(operation.kind, operation.index, anchor, operation.data, operation.location)
@@ -482,9 +494,10 @@ def _mli(state: _State, operation: Operation, by: Provenance) -> None:
 
 def _annotate(state: _State, operation: Operation, by: Provenance) -> None:
     _target(state, operation)
-    state.annotations.setdefault(operation.target, []).append(
-        Annotation(operation.target, operation.data.get("marker"), operation.data["instrument"], by))
-    _touch(state, operation.target, by)
+    target = _key(state, operation.target)
+    state.annotations.setdefault(target, []).append(
+        Annotation(target, operation.data.get("marker"), operation.data["instrument"], by))
+    _touch(state, target, by)
 
 
 APPLY = {"replace": _replace, "insert": _insert, "delete": _delete, "renumber": _renumber,

@@ -128,9 +128,7 @@ def to_text(document: Document, version=None, dates=None) -> str:
         inside = [b for b in (version.boxes.get(node.eid, ()) if version else ()) if b.after_line is not None]
         for index, line in enumerate(body, start=1):
             lines.append(pad + line)
-            for box in inside:
-                if box.after_line == index - (0 if heading or not label else 0):
-                    lines.append(box_block(box, pad))
+            lines.extend(box_block(box, pad) for box in inside if box.after_line == index)
         if lines:
             blocks.append("\n".join(lines))
         for child in node.children:

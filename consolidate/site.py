@@ -295,7 +295,7 @@ def _diff_pages(edition, versions, languages, common, prefix, meta, treaty) -> d
                 "diff_page.html", **common, root="../../../../", page_lang="en", lang=lang,
                 title=f"Changes {old_id} → {new_id} — {_short_title(meta, treaty)}",
                 old=old_id, new=new_id, fragment=_diff_fragment(result),
-                summary=result.summary.to_json() if hasattr(result.summary, "to_json") else {}).encode()
+                summary=result.summary().to_json()).encode()
         files[f"{prefix}{lang}/compare.html"] = render(
             "compare.html", **common, root="../../../", page_lang="en", lang=lang,
             title=f"Compare versions — {_short_title(meta, treaty)}",

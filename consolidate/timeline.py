@@ -149,7 +149,13 @@ def as_of(documents, instruments, dates: Mapping[str, VersionDates], day: date,
     if tax is not None and tax not in TAXES:
         raise UsageError(f"unknown kind of tax {tax!r}; expected withholding or other")
     chosen = [i for i in instruments if dates[i.id].effective(state, tax, day)]
-    return build_versions(documents, chosen)[-1]
+    version = build_versions(documents, chosen)[-1]
+    # Named by what was applied: when an earlier instrument is not yet in effect, this text is
+    # none of the committed versions and must not carry one of their ids.
+    if [i.id for i in chosen] != [i.id for i in instruments[: len(chosen)]]:
+        from dataclasses import replace
+        version = replace(version, id="base" + "".join(f"+{i.id}" for i in chosen))
+    return version
 
 
 def _states(dates: Mapping[str, VersionDates]) -> set[str]:

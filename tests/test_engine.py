@@ -327,3 +327,34 @@ def test_delete_then_insert_round_trips(tmp_path, in_de, data):
     assert problems == []
     assert article.eid in versions[1].deleted and article.eid not in versions[2].deleted
     assert texts(versions[2].document("hi")) == texts(versions[0].document("hi"))
+
+
+def test_deleting_a_chapter_protects_its_articles(tmp_path, repo):
+    in_pt = load_treaty(repo, "in-pt")
+    op = instrument(tmp_path, "01-p.yaml", head() + """\
+      - op: delete
+        target: chp_1
+      - op: replace
+        target: art_2__para_1
+        text: {hi: नया पाठ}
+    """)
+    _, problems = apply(in_pt, op)
+    assert len(problems) == 1
+    assert "target art_2__para_1 was deleted by p1 (operation 1) with chp_1" in problems[0].message
+
+
+def test_a_renumbered_target_is_recorded_under_its_new_eid(tmp_path, in_de):
+    first = instrument(tmp_path, "01-a.yaml", head("a") + """\
+      - op: renumber
+        target: art_29
+        num: "30"
+    """)
+    second = instrument(tmp_path, "02-b.yaml", head("b") + """\
+      - op: delete
+        target: art_29
+    """)
+    versions, problems = apply(in_de, first, second)
+    assert problems == []
+    latest = versions[-1]
+    assert "art_30" in latest.deleted and "art_29" not in latest.deleted
+    assert latest.provenance["art_30"].instrument == "b"

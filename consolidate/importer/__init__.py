@@ -303,9 +303,4 @@ def _skeleton(treaty: str, lang: str) -> str:
             "prevails: null\n")
 
 
-def node_count(nodes: tuple[Node, ...], kind: str) -> int:
-    return sum(1 for n in nodes for x in n.walk() if x.kind == kind)
-
-
-__all__ = ["import_raw", "write_files", "ImportResult", "check_treaty_id", "check_lang", "inline",
-           "Location", "node_count"]
+__all__ = ["import_raw", "write_files", "ImportResult", "check_treaty_id", "check_lang", "MACHINE_MARK"]
