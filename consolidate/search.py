@@ -1,12 +1,14 @@
-"""The prebuilt search index: an inverted index in script files, so search works from disk.
+"""The prebuilt search index, in script files so that search works from disk.
 
-Pages opened from disk cannot fetch files, but they can load scripts. The index is split
-so that a query loads only what it needs:
+Pages opened from disk cannot fetch files, but they can load scripts. The index has two levels,
+so that a build after a change to one treaty redoes only that treaty's part and a cheap merge:
 
-* `assets/search/terms-<key>.js` — for every word starting with the same character, the
-  provisions it occurs in (as [treaty number, provision number] pairs);
-* `assets/search/docs-<treaty>.js` — for one treaty, its provisions: language, eId, page and
-  a snippet;
+* per treaty, `assets/search/docs-<treaty>.js` — its provisions (language, eId, page, snippet)
+  and, for every word, the provisions it occurs in; made when the treaty is rendered, cached
+  with it;
+* for the whole site, `assets/search/words-<key>.js` — for each treaty, its words that start with
+  the character whose hex code is `key`, as one space-separated string; a query scans it for
+  its words (whole or as prefixes) to find the treaties worth loading;
 * `assets/search/treaties.js` — the treaty ids, in the order the numbers refer to.
 """
 
@@ -27,27 +29,35 @@ def words(text: str) -> list[str]:
 
 
 def shard_key(word: str) -> str:
-    """The shard a word's postings live in: the hex code of its first character."""
+    """The shard a word lives in: the hex code of its first character."""
     return f"{ord(word[0]):x}"
 
 
-def build_index(treaties: list[tuple[str, list[dict]]]) -> dict[str, bytes]:
-    """Index files for [(treaty id, entries)], each entry {l, e, u, x} (lang, eId, page, text)."""
-    files: dict[str, bytes] = {}
-    postings: dict[str, dict[str, list[tuple[int, int]]]] = {}
-    ids = []
-    for number, (treaty, entries) in enumerate(treaties):
-        ids.append(treaty)
-        docs = []
-        for index, entry in enumerate(entries):
-            docs.append([entry["l"], entry["e"], entry["u"], entry["x"][:SNIPPET]])
-            for word in sorted(set(words(entry["x"]))):
-                postings.setdefault(shard_key(word), {}).setdefault(word, []).append((number, index))
-        files[f"assets/search/docs-{treaty}.js"] = _script("SEARCH_DOCS", treaty, docs)
-    for key, terms in sorted(postings.items()):
-        files[f"assets/search/terms-{key}.js"] = _script("SEARCH_TERMS", key, {w: terms[w] for w in sorted(terms)})
+def treaty_index(treaty: str, entries: list[dict]) -> tuple[bytes, dict[str, str]]:
+    """One treaty's docs file, and its words by shard key (for the site-wide word lists)."""
+    docs = []
+    postings: dict[str, list[int]] = {}
+    for index, entry in enumerate(entries):
+        docs.append([entry["l"], entry["e"], entry["u"], entry["x"][:SNIPPET]])
+        for word in set(words(entry["x"])):
+            postings.setdefault(word, []).append(index)
+    by_key: dict[str, list[str]] = {}
+    for word in sorted(postings):
+        by_key.setdefault(shard_key(word), []).append(word)
+    payload = {"docs": docs, "words": {w: sorted(postings[w]) for w in sorted(postings)}}
+    script = _script("SEARCH_DOCS", treaty, payload)
+    return script, {key: " ".join(ws) for key, ws in sorted(by_key.items())}
+
+
+def site_index(treaties: list[tuple[str, dict[str, str]]]) -> dict[str, bytes]:
+    """The site-wide files from each treaty's words by shard key, in treaty order."""
+    shards: dict[str, list] = {}
+    for number, (_, by_key) in enumerate(treaties):
+        for key, joined in by_key.items():
+            shards.setdefault(key, []).append([number, joined])
+    files = {f"assets/search/words-{key}.js": _script("SEARCH_WORDS", key, shards[key]) for key in sorted(shards)}
     files["assets/search/treaties.js"] = ("window.SEARCH_TREATIES = "
-                                          + json.dumps(ids, ensure_ascii=False) + ";\n").encode()
+                                          + json.dumps([t for t, _ in treaties], ensure_ascii=False) + ";\n").encode()
     return files
 
 

@@ -26,7 +26,7 @@ from .errors import ConsolidateError, Location, StrictFailure, UsageError
 from .export import version_json
 from .findings import Findings
 from .render import (LANGUAGE_NAMES, Footnotes, render, templates_dir, toc, view_tree)
-from .search import build_index
+from .search import site_index, treaty_index
 from .timeline import TAXES, all_dates, as_of
 
 CACHE_FORMAT = 1
@@ -39,7 +39,7 @@ class TreatyOutput:
     treaty: str
     files: dict[str, bytes]
     summary: dict
-    search: list[dict]
+    search: dict[str, str]      # the treaty's index words by shard key (consolidate.search)
     feed: list[dict]
     findings: list[dict]
     versions: int
@@ -192,7 +192,8 @@ def render_treaty(root: Path, treaty: str, base_url: str | None = None) -> Treat
     files.update(_point_in_time(edition, versions, dates, languages, common, prefix, meta, treaty, base))
     if len(languages) > 1:
         files[f"{prefix}parallel.html"] = _parallel(edition, latest, base, languages, common, meta, treaty).encode()
-    search = _search_entries(treaty, latest, languages)
+    search_script, search = treaty_index(treaty, _search_entries(treaty, latest, languages))
+    files[f"assets/search/docs-{treaty}.js"] = search_script
     feed = [{"treaty": treaty, "version": v.id, "title": v.instrument.title_in("en"),
              "date": (v.instrument.signed or dates[v.id].entry_into_force or date(1970, 1, 1)).isoformat(),
              "href": f"{prefix}{languages[0]}/{v.id}.html",
@@ -521,7 +522,7 @@ def _global_pages(outputs: list[TreatyOutput], base_url: str | None, findings: l
         "search.html": render("search.html", **common, page_lang="en", title="Search").encode(),
         "findings.json": (json.dumps(findings, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode(),
     }
-    files.update(build_index([(o.treaty, o.search) for o in outputs]))
+    files.update(site_index([(o.treaty, o.search) for o in outputs]))
     assets = templates_dir() / "assets"
     for path in sorted(assets.rglob("*")):
         if path.is_file():

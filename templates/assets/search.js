@@ -1,5 +1,5 @@
-// Search without a server. The index is an inverted index in script files (consolidate.search):
-// a query loads the term shards of its words, then the provision lists of the treaties found.
+// Search without a server (consolidate.search): the site-wide word lists say which treaties
+// hold a word; only those treaties' provision lists are then loaded.
 (function () {
   "use strict";
   var form = document.querySelector("form[data-search]");
@@ -19,24 +19,37 @@
         var script = document.createElement("script");
         script.src = src;
         script.onload = resolve;
-        script.onerror = resolve;  // a word with no shard simply finds nothing
+        script.onerror = resolve;  // a word with no list simply finds nothing
         document.head.appendChild(script);
       });
     }
     return loading[src];
   }
-  function postings(word) {
+  // Treaty numbers whose words include one starting with `word`.
+  function treatiesWith(word) {
     var key = word.codePointAt(0).toString(16);
-    return load("assets/search/terms-" + key + ".js").then(function () {
-      var terms = (window.SEARCH_TERMS || {})[key] || {};
+    return load("assets/search/words-" + key + ".js").then(function () {
       var found = {};
-      Object.keys(terms).forEach(function (term) {
-        if (term.indexOf(word) === 0) {
-          terms[term].forEach(function (pair) { found[pair[0] + ":" + pair[1]] = pair; });
-        }
+      ((window.SEARCH_WORDS || {})[key] || []).forEach(function (entry) {
+        if ((" " + entry[1]).indexOf(" " + word) !== -1) { found[entry[0]] = true; }
       });
       return found;
     });
+  }
+  // Provision numbers of one treaty holding every query word (as a word or a prefix).
+  function provisions(treaty, list) {
+    var index = window.SEARCH_DOCS[treaty];
+    var terms = Object.keys(index.words);
+    var sets = list.map(function (word) {
+      var set = {};
+      terms.forEach(function (term) {
+        if (term.indexOf(word) === 0) { index.words[term].forEach(function (i) { set[i] = true; }); }
+      });
+      return set;
+    });
+    return Object.keys(sets[0]).filter(function (i) {
+      return sets.every(function (set) { return set[i]; });
+    }).map(Number).sort(function (a, b) { return a - b; });
   }
   var current = 0;
   function run(query) {
@@ -45,27 +58,28 @@
     results.textContent = "";
     if (!list.length) { count.textContent = ""; return; }
     count.textContent = "Searching…";
-    Promise.all(list.map(postings)).then(function (sets) {
-      var hits = Object.keys(sets[0]).filter(function (key) {
-        return sets.every(function (set) { return Object.prototype.hasOwnProperty.call(set, key); });
-      }).map(function (key) { return sets[0][key]; });
-      hits.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-      var shown = hits.slice(0, 200);
-      var needed = shown.map(function (pair) { return treaties[pair[0]]; })
-        .filter(function (t, i, all) { return all.indexOf(t) === i; });
-      return Promise.all(needed.map(function (t) { return load("assets/search/docs-" + t + ".js"); }))
-        .then(function () { return [hits.length, shown]; });
-    }).then(function (found) {
+    Promise.all(list.map(treatiesWith)).then(function (sets) {
+      var numbers = Object.keys(sets[0]).filter(function (n) {
+        return sets.every(function (set) { return set[n]; });
+      }).map(Number).sort(function (a, b) { return a - b; });
+      var ids = numbers.map(function (n) { return treaties[n]; });
+      return Promise.all(ids.map(function (t) { return load("assets/search/docs-" + t + ".js"); }))
+        .then(function () { return ids; });
+    }).then(function (ids) {
       if (mine !== current) { return; }
-      count.textContent = found[0] + (found[0] === 1 ? " result" : " results") +
-        (found[0] > found[1].length ? " (first " + found[1].length + " shown)" : "");
-      found[1].forEach(function (pair) {
-        var treaty = treaties[pair[0]];
-        var doc = window.SEARCH_DOCS[treaty][pair[1]];
+      var hits = [];
+      ids.forEach(function (treaty) {
+        provisions(treaty, list).forEach(function (i) { hits.push([treaty, window.SEARCH_DOCS[treaty].docs[i]]); });
+      });
+      var shown = hits.slice(0, 200);
+      count.textContent = hits.length + (hits.length === 1 ? " result" : " results") +
+        (hits.length > shown.length ? " (first " + shown.length + " shown)" : "");
+      shown.forEach(function (hit) {
+        var doc = hit[1];
         var item = document.createElement("li");
         var link = document.createElement("a");
         link.href = doc[2];
-        link.textContent = treaty + " · " + doc[1] + " (" + doc[0] + ")";
+        link.textContent = hit[0] + " · " + doc[1] + " (" + doc[0] + ")";
         var snippet = document.createElement("p");
         snippet.lang = doc[0];
         snippet.textContent = doc[3];

@@ -101,8 +101,8 @@ def script_table(path: Path) -> tuple[str, str, object]:
     return found.group(1), json.loads(found.group(2)), json.loads(found.group(3))
 
 
-def search_index(site: Path) -> tuple[list[str], dict[str, list], dict[str, dict]]:
-    """The site's search index: treaty ids, each treaty's documents, and the term shards by key."""
+def search_index(site: Path) -> tuple[list[str], dict[str, dict], dict[str, list]]:
+    """The site's search index: treaty ids, each treaty's documents and words, the word lists by key."""
     folder = site / "assets" / "search"
     text = (folder / "treaties.js").read_text("utf-8")
     found = re.fullmatch(r"window\.SEARCH_TREATIES = (.*);\n", text)
@@ -112,8 +112,8 @@ def search_index(site: Path) -> tuple[list[str], dict[str, list], dict[str, dict
         table, key, value = script_table(path)
         assert table == "SEARCH_DOCS"
         docs[key] = value
-    for path in sorted(folder.glob("terms-*.js")):
+    for path in sorted(folder.glob("words-*.js")):
         table, key, value = script_table(path)
-        assert table == "SEARCH_TERMS" and path.stem == f"terms-{key}"
+        assert table == "SEARCH_WORDS" and path.stem == f"words-{key}"
         terms[key] = value
     return json.loads(found.group(1)), docs, terms

@@ -322,4 +322,4 @@ def test_markup_in_a_treaty_text_is_shown_as_text(tmp_path):
     assert shown >= {"en/index.html", "en/base.html", "en/protocol.html", "en/diff/base--protocol.html",
                      "parallel.html"}, shown
     _, docs, _ = search_index(out)
-    assert any(INJECTED in snippet for _, _, _, snippet in docs["in-cl"])
+    assert any(INJECTED in snippet for _, _, _, snippet in docs["in-cl"]["docs"])

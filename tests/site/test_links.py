@@ -138,8 +138,8 @@ def test_search_index_addresses_resolve(built_site):
     treaties, docs, terms = search_index(built_site)
     assert sorted(treaties) == sorted(docs) and {"in-br", "in-cl", "in-de", "in-pt", "lu-ad"} <= set(treaties)
     problems, count = [], 0
-    for treaty, entries in docs.items():
-        for lang, eid, address, snippet in entries:
+    for treaty, index in docs.items():
+        for lang, eid, address, snippet in index["docs"]:
             count += 1
             if is_external(address):
                 problems.append(f"{treaty}: {address}: external address")
@@ -148,12 +148,17 @@ def test_search_index_addresses_resolve(built_site):
             elif urlsplit(address).fragment != eid or f"/{lang}/" not in address:
                 problems.append(f"{treaty}: {address}: not the page of {lang} {eid}")
     assert count > 1000
-    # Every posting names a treaty and one of its documents.
+    # Every word list names a treaty whose own index has those words, and every posting a document.
     for key, table in terms.items():
-        for term, pairs in table.items():
-            for number, index in pairs:
-                if not (number < len(treaties) and index < len(docs[treaties[number]])):
-                    problems.append(f"terms-{key}: {term!r} → {number}:{index} names no document")
+        for number, joined in table:
+            index = docs[treaties[number]]
+            for term in joined.split(" "):
+                if format(ord(term[0]), "x") != key or term not in index["words"]:
+                    problems.append(f"words-{key}: {term!r} is not a word of {treaties[number]}")
+    for treaty, index in docs.items():
+        for term, positions in index["words"].items():
+            if any(i >= len(index["docs"]) for i in positions):
+                problems.append(f"docs-{treaty}: {term!r} names no document")
     assert not problems, "\n".join(problems[:60])
 
 
