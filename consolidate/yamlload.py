@@ -83,9 +83,13 @@ class _StrictLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
     def construct_object(self, node, deep=False):  # type: ignore[override]
-        if node.tag not in _ALLOWED_TAGS:
-            raise ConstructorError(None, None, f"tag {node.tag!r} is not allowed", node.start_mark)
+        _check_tag(node)
         return super().construct_object(node, deep=deep)
+
+
+def _check_tag(node) -> None:
+    if node.tag not in _ALLOWED_TAGS:
+        raise ConstructorError(None, None, f"tag {node.tag!r} is not allowed", node.start_mark)
 
 
 for _tag, _regexp, _first in _CORE_RESOLVERS:
@@ -148,8 +152,7 @@ if getattr(yaml, "__with_libyaml__", False):
         yaml_constructors = _StrictLoader.yaml_constructors
 
         def construct_object(self, node, deep=False):  # type: ignore[override]
-            if node.tag not in _ALLOWED_TAGS:
-                raise ConstructorError(None, None, f"tag {node.tag!r} is not allowed", node.start_mark)
+            _check_tag(node)
             return super().construct_object(node, deep=deep)
 
     for _tag, _regexp, _first in _CORE_RESOLVERS:
