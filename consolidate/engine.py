@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from . import inline
-from .errors import Location, OverlayError
+from .errors import OverlayError
 from .findings import Findings
 from .ids import SINGLETON, assign_ids
 from .model import Document, Node

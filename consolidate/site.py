@@ -165,16 +165,15 @@ def render_treaty(root: Path, treaty: str, base_url: str | None = None) -> Treat
     title = {lang: _title(edition, lang) for lang in languages}
     common = {"tool_version": __version__, "treaty": treaty, "treaty_title_short": _short_title(meta, treaty)}
 
-    def language_links(version_id: str, current: str, page: str) -> list[dict]:
-        return [{"code": l, "name": LANGUAGE_NAMES.get(l, l),
-                 "href": f"../{l}/{page}"} for l in languages]
+    def language_links(page: str) -> list[dict]:
+        return [{"code": l, "name": LANGUAGE_NAMES.get(l, l), "href": f"../{l}/{page}"} for l in languages]
 
     for lang in languages:
         for version in versions:
             page = "index.html" if version is latest else f"{version.id}.html"
             files[f"{prefix}{lang}/{page}"] = _edition_page(
                 edition, version, base, lang, dates, common, title[lang],
-                language_links(version.id, lang, page), is_latest=version is latest).encode()
+                language_links(page), is_latest=version is latest).encode()
             if version is latest and page == "index.html":
                 files[f"{prefix}{lang}/{version.id}.html"] = files[f"{prefix}{lang}/{page}"]
             payload = version_json(version, lang, treaty, dates[version.id].to_json())

@@ -655,7 +655,7 @@ class _Body:
             innermost.takes_lines = True
             self.last = innermost
             self.note("IMPORT.CONTINUATION_JOINED",
-                      f"unlabelled text after a provision ending in ':' joined to it as further text", block)
+                      "unlabelled text after a provision ending in ':' joined to it as further text", block)
             return
         if self.last is not None and self.last.kind == "wrapup":
             self.last.lines.append(text)
