@@ -156,11 +156,11 @@ def view_tree(version: Version, lang: str, footnotes: Footnotes, base: Version) 
             old_lines = [inline_html(p.text, node.eid, footnotes, names) for p in old.walk() if p.text] if old else []
             if node.eid in version.deleted:
                 deleted = {"mark": f"Deleted by {last.by.instrument} (operation {last.by.operation})",
-                           "lines": old_lines}
+                           "lines": old_lines, "lang": "en", "css": "replaced deleted"}
             elif not lines or box is not None:
                 # An MLI mark is in the page's language (data/mli.yaml); others are in English.
                 replaced = {"mark": mark, "lines": old_lines, "instrument": last.by.instrument,
-                            "lang": lang if box is not None else "en"}
+                            "lang": lang if box is not None else "en", "css": "replaced"}
         inside: dict[int, list[dict]] = {}
         after = []
         for box in version.boxes.get(node.eid, ()):

@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import regex
+
+from .test_textdiff import cluster_boundaries
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -72,14 +73,6 @@ def base_text(eid: str, field: str = "text") -> str:
 
     node = load_treaty(REPO, TREATY).documents["hi"].by_eid()[eid]
     return inline.clean(getattr(node, field) or "")
-
-
-def cluster_boundaries(text: str) -> set[int]:
-    offsets, pos = {0}, 0
-    for cluster in regex.findall(r"\X", text):
-        pos += len(cluster)
-        offsets.add(pos)
-    return offsets
 
 
 def assert_grapheme_safe(ops) -> None:
